@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make                 build the modules for every target kernel and the tc plugins
+# make check           everything the project tests: unit tests, then the
+#                      selftests in a VM on each kernel (installs what is missing)
+# make demo            the comparison experiment in a VM (installs what is missing)
+# make install         install modules (+ depmod) and tc plugins on this host
+# make unit            unit tests of the algorithm cores only
+#
+# KVERS="6.1.0-56-amd64 ..." or KDIR=/path/to/kernel/build choose the kernels
+# (default: the Debian 6.1 and 6.12 kernels found by tools/kvers).
+
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+SHELL := /bin/bash
+
+ifdef KDIR
+KVERS := $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+kdir = $(KDIR)
+else
+KVERS ?= $(shell $(TOP)/tools/kvers)
+kdir = /lib/modules/$(1)/build
+endif
+
+# Sources that make up the modules, copied as symlinks into each kernel's
+# build folder so that the tree itself stays clean.
+MODSRC := Kbuild include $(wildcard tcp_decbit tcp_bimodal sch_decbit sch_hbh)
+
+.PHONY: all modules tc unit check demo install setup clean FORCE
+
+all: modules tc
+
+setup:
+	@$(TOP)/tools/setup --check >/dev/null 2>&1 || $(TOP)/tools/setup
+
+modules:
+	@test -n "$(KVERS)" || { echo "no kernel headers found; run tools/setup or set KDIR" >&2; exit 1; }
+	@set -e; for k in $(KVERS); do \
+		out=$(BUILD)/$$k; \
+		mkdir -p $$out; \
+		for s in $(MODSRC); do rm -rf $$out/$$s; cp -rs $(TOP)/$$s $$out/$$s; done; \
+		echo "  MODULES $$k"; \
+		$(MAKE) -s -C $(call kdir,$$k) M=$$out CONFIG_DEBUG_INFO_BTF_MODULES= modules; \
+	done
+
+tc:
+	@$(MAKE) -s -C tools/tc
+
+unit:
+	@$(TOP)/tools/unit
+
+check: setup
+	@$(TOP)/tools/check
+
+demo: setup all
+	@$(TOP)/tools/demo
+
+install:
+	@set -e; k=$${KVERS_INSTALL:-$$(uname -r)}; \
+	$(MAKE) -s modules KVERS=$$k; \
+	d=$(DESTDIR)/lib/modules/$$k/updates/congavoid; \
+	install -d $$d; \
+	find $(BUILD)/$$k -name '*.ko' -exec install -m 644 {} $$d/ \; ; \
+	[ -n "$(DESTDIR)" ] || depmod -a $$k; \
+	echo "installed modules in $$d"
+	@$(MAKE) -s -C tools/tc install DESTDIR=$(DESTDIR)
+
+clean:
+	rm -rf $(BUILD)
+	@$(MAKE) -s -C tools/tc clean

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The differences between the kernels the modules support (Debian 12's
+ * 6.1 and 6.12), in one place.
+ */
+#ifndef _CONGAVOID_COMPAT_H
+#define _CONGAVOID_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/module.h>
+#include <net/pkt_sched.h>
+
+/*
+ * Qdisc autoload: 6.12 asks for "net-sch-<kind>", which MODULE_ALIAS_NET_SCH
+ * declares; 6.1 asks for "sch_<kind>", the module's own name.
+ */
+#ifndef MODULE_ALIAS_NET_SCH
+#define MODULE_ALIAS_NET_SCH(id)	MODULE_ALIAS("sch_" id)
+#endif
+
+/*
+ * tcp_congestion_ops.cong_control gained (ack, flag) in 6.10; declare a
+ * handler with CONGAVOID_CONG_CONTROL(name) and it fits either.
+ */
+#if KERNEL_VERSION(6, 10, 0) <= LINUX_VERSION_CODE
+#define CONGAVOID_CONG_CONTROL(name)					\
+	void name(struct sock *sk, u32 ack, int flag,			\
+		  const struct rate_sample *rs)
+#else
+#define CONGAVOID_CONG_CONTROL(name)					\
+	void name(struct sock *sk, const struct rate_sample *rs)
+#endif
+
+/* __tcp_send_ack() takes TCP flags in 6.12 (for AccECN). */
+#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
+#define congavoid_send_ack(sk, rcv_nxt)	__tcp_send_ack(sk, rcv_nxt, 0)
+#else
+#define congavoid_send_ack(sk, rcv_nxt)	__tcp_send_ack(sk, rcv_nxt)
+#endif
+
+#endif /* _CONGAVOID_COMPAT_H */

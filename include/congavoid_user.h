@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace stand-ins for the few kernel types and helpers the algorithm
+ * cores use, so that each core header compiles unchanged into its module
+ * and into its unit test.  Never included by kernel code.
+ */
+#ifndef _CONGAVOID_USER_H
+#define _CONGAVOID_USER_H
+
+#ifdef __KERNEL__
+#error "congavoid_user.h is for userspace unit tests only"
+#endif
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#define BIT(n)		(1UL << (n))
+#define BIT_ULL(n)	(1ULL << (n))
+#define U32_MAX		((u32)~0U)
+#define U64_MAX		((u64)~0ULL)
+#define NSEC_PER_SEC	1000000000ULL
+
+#define min_t(type, a, b)	((type)(a) < (type)(b) ? (type)(a) : (type)(b))
+#define max_t(type, a, b)	((type)(a) > (type)(b) ? (type)(a) : (type)(b))
+
+static inline u64 div64_u64(u64 a, u64 b)
+{
+	return a / b;
+}
+
+static inline u64 div_u64(u64 a, u32 b)
+{
+	return a / b;
+}
+
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
+{
+	return (u64)((unsigned __int128)a * b / c);
+}
+
+#endif /* _CONGAVOID_USER_H */

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * Netlink interface of the "decbit" qdisc (sch_decbit), shared by the kernel
+ * module and the tc plugin q_decbit.so.
+ */
+#ifndef _UAPI_CONGAVOID_TC_DECBIT_H
+#define _UAPI_CONGAVOID_TC_DECBIT_H
+
+#include <linux/types.h>
+
+enum {
+	TCA_DECBIT_UNSPEC,
+	TCA_DECBIT_LIMIT,	/* u32: packets, 1..DECBIT_LIMIT_MAX */
+	TCA_DECBIT_THRESHOLD,	/* u32: C, 1/1000 packet, 1..DECBIT_THRESHOLD_MAX */
+	TCA_DECBIT_HYSTERESIS,	/* u32: H, 1/1000 packet, < 2 * threshold */
+	TCA_DECBIT_RATE,	/* u64: service rate, bytes/s; 0 = unpaced */
+	TCA_DECBIT_NONECT,	/* u8: enum tc_decbit_nonect */
+	TCA_DECBIT_PAD,
+	__TCA_DECBIT_MAX
+};
+
+#define TCA_DECBIT_MAX	(__TCA_DECBIT_MAX - 1)
+
+#define DECBIT_LIMIT_MAX	1000000U
+#define DECBIT_THRESHOLD_MAX	1000000000U	/* 10^6 packets */
+
+enum tc_decbit_nonect {
+	TC_DECBIT_NONECT_PASS,	/* pass non-ECT packets while congested */
+	TC_DECBIT_NONECT_DROP,	/* drop them instead of marking */
+};
+
+/* TCA_STATS_APP; newer members are only ever appended. */
+struct tc_decbit_xstats {
+	__u64 marked;		/* ECN-capable packets passed with CE set */
+	__u64 nonect_passed;	/* non-ECT packets passed while congested */
+	__u64 nonect_dropped;	/* non-ECT packets dropped while congested */
+	__u64 overlimit_dropped; /* tail drops beyond limit */
+	__u64 cycles;		/* completed regeneration cycles */
+	__u32 avg;		/* average queue length, 1/1000 packet */
+	__u32 congested;	/* 1 while arrivals are marked */
+};
+
+#endif /* _UAPI_CONGAVOID_TC_DECBIT_H */

@@ -1,0 +1,242 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the congavoid selftests, in the spirit of the kernel's
+# tools/testing/selftests/net/lib.sh: KTAP output, per-test network
+# namespaces that are always cleaned up, veth links with offloads off,
+# dumbbell and chain topologies, busywait instead of fixed sleeps.
+
+# kselftest exit codes
+ksft_pass=0
+ksft_fail=1
+ksft_skip=4
+
+SELFTESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP_DIR=$(cd "$SELFTESTS_DIR/.." && pwd)
+export TC_LIB_DIR=${TC_LIB_DIR:-$TOP_DIR/build/tc}
+
+KTAP_CNT=0
+KTAP_PASS=0
+KTAP_FAIL=0
+KTAP_SKIP=0
+NS_LIST=()
+PIDS=()
+
+ktap_header() {
+	echo "KTAP version 1"
+	echo "1..$1"
+}
+
+ktap_result() {	# ktap_result pass|fail|skip "description" [reason]
+	KTAP_CNT=$((KTAP_CNT + 1))
+	case $1 in
+	pass) echo "ok $KTAP_CNT $2"; KTAP_PASS=$((KTAP_PASS + 1)) ;;
+	fail) echo "not ok $KTAP_CNT $2${3:+ # $3}"; KTAP_FAIL=$((KTAP_FAIL + 1)) ;;
+	skip) echo "ok $KTAP_CNT $2 # SKIP ${3:-}"; KTAP_SKIP=$((KTAP_SKIP + 1)) ;;
+	esac
+}
+
+# check "description" COND-COMMAND...: one result from a command's status
+check() {
+	local desc=$1
+	shift
+	if "$@"; then
+		ktap_result pass "$desc"
+	else
+		ktap_result fail "$desc"
+	fi
+}
+
+ktap_finish() {
+	echo "# Totals: pass:$KTAP_PASS fail:$KTAP_FAIL skip:$KTAP_SKIP"
+	[ $KTAP_FAIL -eq 0 ] && exit $ksft_pass
+	exit $ksft_fail
+}
+
+log() { echo "# $*"; }
+
+# Numeric comparison of decimals: fcmp 0.95 '<=' 1.2
+fcmp() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }"; }
+
+# busywait TIMEOUT_MS CMD...: retry CMD until it succeeds or time runs out.
+busywait() {
+	local tmo=$1 start now
+	shift
+	start=$(date +%s%3N)
+	while true; do
+		"$@" && return 0
+		now=$(date +%s%3N)
+		[ $((now - start)) -ge "$tmo" ] && return 1
+		sleep 0.05
+	done
+}
+
+# setup_ns VAR...: create a namespace named <VAR>-<random> for each VAR,
+# with lo up, and set VAR to its name.  All are deleted on exit.
+setup_ns() {
+	local v name
+	for v in "$@"; do
+		name="$v-$(mktemp -u XXXXXX)"
+		ip netns add "$name" || return 1
+		ip -n "$name" link set lo up
+		ip netns exec "$name" sysctl -qw net.ipv4.tcp_no_metrics_save=1 \
+			net.ipv4.ip_forward=1 net.ipv6.conf.all.disable_ipv6=1
+		NS_LIST+=("$name")
+		eval "$v=$name"
+	done
+}
+
+cleanup() {
+	local p ns
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	for ns in "${NS_LIST[@]}"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	NS_LIST=()
+	# namespaces are torn down asynchronously: wait for their devices
+	busywait 10000 sh -c '! ip netns list | grep -q .' 2>/dev/null || true
+}
+trap cleanup EXIT
+
+# veth_pair NS_A DEV_A NS_B DEV_B ADDR_A ADDR_B: a /24-less point-to-point
+# link with offloads off, addresses ADDR/24.
+veth_pair() {
+	local na=$1 da=$2 nb=$3 db=$4 aa=$5 ab=$6
+	ip link add name "$da" netns "$na" type veth peer name "$db" netns "$nb" || return 1
+	ip netns exec "$na" ethtool -K "$da" tso off gso off gro off >/dev/null 2>&1
+	ip netns exec "$nb" ethtool -K "$db" tso off gso off gro off >/dev/null 2>&1
+	ip -n "$na" addr add "$aa/24" dev "$da"
+	ip -n "$nb" addr add "$ab/24" dev "$db"
+	ip -n "$na" link set dev "$da" up
+	ip -n "$nb" link set dev "$db" up
+}
+
+# allow_cc NAME: let namespaces choose NAME as their default congestion
+# control (it must be listed in the init namespace's allowed list)
+allow_cc() {
+	local allowed
+	allowed=$(sysctl -n net.ipv4.tcp_allowed_congestion_control)
+	grep -qw "$1" <<<"$allowed" ||
+		sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed $1"
+}
+
+# Large socket buffers (global on 6.1) for TCP tests.
+big_buffers() {
+	sysctl -qw net.core.rmem_max=33554432 net.core.wmem_max=33554432
+	local ns
+	for ns in "$@"; do
+		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_rmem="4096 131072 33554432" \
+			net.ipv4.tcp_wmem="4096 131072 33554432"
+	done
+}
+
+# dumbbell NSENDERS: senders s1..sN - router r1 - (bottleneck r1:rb0) -
+# router r2 - receiver d.  Sets $S1..$SN, $R1, $R2, $D.  The bottleneck is
+# r1's egress "rb0" towards r2; delay goes on r2's egress towards d
+# ("r2d0") so that the qdisc under test never carries netem.
+# Addresses: sender i 10.0.i.1, receiver 10.9.0.2.
+dumbbell() {
+	local n=$1 i s
+	setup_ns R1 R2 D || return 1
+	for i in $(seq 1 "$n"); do
+		setup_ns "S$i" || return 1
+		s=$(eval echo "\$S$i")
+		veth_pair "$s" eth0 "$R1" "rs$i" "10.0.$i.1" "10.0.$i.254" || return 1
+		ip -n "$s" route add default via "10.0.$i.254"
+	done
+	veth_pair "$R1" rb0 "$R2" rb1 10.8.0.1 10.8.0.2 || return 1
+	veth_pair "$R2" r2d0 "$D" eth0 10.9.0.1 10.9.0.2 || return 1
+	ip -n "$R1" route add 10.9.0.0/24 via 10.8.0.2
+	ip -n "$R2" route add 10.0.0.0/16 via 10.8.0.1
+	ip -n "$D" route add default via 10.9.0.1
+}
+
+# chain NROUTERS: host h0 - r1 - r2 - ... - rN - host h1.  Sets $H0, $H1 and
+# $R1..$RN.  Link k (k = 0..N) joins hop k to hop k+1 in 10.k.0.0/24
+# (.1 upstream, .2 downstream); router k's egress towards h1 is "down".
+chain() {
+	local n=$1 k prev cur
+	setup_ns H0 H1 || return 1
+	for k in $(seq 1 "$n"); do
+		setup_ns "R$k" || return 1
+	done
+	prev=$H0
+	for k in $(seq 0 "$n"); do
+		if [ "$k" -eq "$n" ]; then cur=$H1; else cur=$(eval echo "\$R$((k + 1))"); fi
+		veth_pair "$prev" down "$cur" up "10.$k.0.1" "10.$k.0.2" || return 1
+		prev=$cur
+	done
+	ip -n "$H0" route add default via 10.0.0.2
+	ip -n "$H1" route add default via "10.$n.0.1"
+	for k in $(seq 1 "$n"); do
+		cur=$(eval echo "\$R$k")
+		ip -n "$cur" route add default via "10.$k.0.2"
+		for j in $(seq 0 $((k - 2))); do
+			ip -n "$cur" route add "10.$j.0.0/24" via "10.$((k - 1)).0.1"
+		done
+	done
+	return 0
+}
+
+# qdisc_stat NS DEV KEY: a key of the root qdisc's statistics (tc -s -j)
+qdisc_stat() {
+	ip netns exec "$1" tc -s -j qdisc show dev "$2" |
+		jq -r ".[] | select(.root == true) | .$3"
+}
+
+# qlen_mean NS DEV SECONDS: sample the root qdisc's queue length (packets)
+# for SECONDS with one shell inside the namespace (spawning a process per
+# sample is slow under TCG) and print "<mean> <samples>"
+qlen_mean() {
+	ip netns exec "$1" sh -c '
+		end=$(( $(date +%s) + $2 ))
+		while [ "$(date +%s)" -lt "$end" ]; do
+			tc -s qdisc show dev "$1" | sed -n "s/.*backlog [0-9a-zA-Z]* \([0-9]*\)p.*/\1/p" | head -n 1
+			sleep 0.05
+		done' sh "$2" "$3" |
+		awk '{ s += $1; n++ } END { if (n) printf "%.2f %d\n", s / n, n; else print "nan 0" }'
+}
+
+# nstat_get NS COUNTER: an absolute SNMP counter in a namespace
+nstat_get() {
+	ip netns exec "$1" nstat -az "$2" | awk -v c="$2" '$1 == c { print $2 }'
+}
+
+# udp_blast NS ADDR COUNT [TOS]: COUNT 1400-byte datagrams as fast as possible
+udp_blast() {
+	ip netns exec "$1" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, int(sys.argv[3]))
+for _ in range(int(sys.argv[2])):
+    try:
+        s.sendto(bytes(1400), (sys.argv[1], 9))
+    except OSError:
+        pass
+' "$2" "$3" "${4:-0}"
+}
+
+require_cmd() {
+	local c
+	for c in "$@"; do
+		if ! command -v "$c" >/dev/null; then
+			echo "# SKIP: $c not found"
+			exit $ksft_skip
+		fi
+	done
+}
+
+require_module() {
+	local m
+	for m in "$@"; do
+		if ! grep -q "^$m " /proc/modules && ! modprobe -q "$m" 2>/dev/null; then
+			echo "# SKIP: module $m not loaded"
+			exit $ksft_skip
+		fi
+	done
+}

