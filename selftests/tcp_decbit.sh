@@ -140,8 +140,10 @@ reno_bps=$bps reno_rtx=$rtx
 flow_tbf decbit
 log "drop-tail (tbf 10mbit, 20 packets): decbit goodput $bps bit/s, retransmits $rtx; reno $reno_bps bit/s, $reno_rtx"
 # DECbit adds one packet per two windows, Reno one per window: slower
-# after each loss, but it must not stall.
-check "droptail_no_stall (goodput >= 4 Mbit/s)" fcmp "${bps:-0}" '>=' 4000000
+# after each loss, but it must not stall: at least half of Reno's goodput
+# in the same run (measured 0.84-1.2x) and at least 2 Mbit/s.
+floor=$(awk -v r="${reno_bps:-0}" 'BEGIN { print (r / 2 > 2000000) ? r / 2 : 2000000 }')
+check "droptail_no_stall (goodput >= max(reno/2, 2 Mbit/s))" fcmp "${bps:-0}" '>=' "$floor"
 check "droptail_losses_seen" test "${rtx:-0}" -gt 0
 
 ktap_finish
