@@ -4,6 +4,7 @@
 # make check           everything the project tests: unit tests, then the
 #                      selftests in a VM on each kernel (installs what is missing)
 # make demo            the comparison experiment in a VM (installs what is missing)
+# make reproduce       every paper-reproduction scenario in a VM (long)
 # make install         install modules (+ depmod) and tc plugins on this host
 # make unit            unit tests of the algorithm cores only
 #
@@ -26,7 +27,7 @@ endif
 # build folder so that the tree itself stays clean.
 MODSRC := Kbuild include $(wildcard tcp_decbit tcp_bimodal sch_decbit sch_hbh)
 
-.PHONY: all modules tc unit check demo install setup clean FORCE
+.PHONY: all modules tc unit check demo reproduce install setup clean FORCE
 
 all: modules tc
 
@@ -54,6 +55,9 @@ check: setup
 
 demo: setup all
 	@$(TOP)/tools/demo
+
+reproduce: setup all
+	@$(TOP)/tools/reproduce
 
 install:
 	@set -e; k=$${KVERS_INSTALL:-$$(uname -r)}; \

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The experiment runner end to end: a broken scenario is refused with its
+# file, line and field and builds nothing; the short "check" scenario
+# (two reno flows over drop-tail, two decbit flows over the decbit
+# router; 10 Mbit/s, 20 ms) produces results.json, a table and plots
+# whose figures are within physical bounds, and leaves no namespace.
+
+. "$(dirname "$0")/lib.sh"
+
+require_cmd tc iperf3 jq ethtool
+require_module sch_decbit tcp_decbit sch_netem sch_htb
+
+ktap_header 14
+
+exp=$TOP_DIR/tools/experiment
+out=$(mktemp -d)
+trap 'rm -rf "$out"; cleanup' EXIT
+
+# 1-2: a broken scenario: exit 2, "file:line: field: message", no namespace
+bad=$out/bad.toml
+sed 's/^rate = "10mbit"/rate = "10 furlongs"/' "$TOP_DIR/tools/scenarios/check.toml" >"$bad"
+msg=$("$exp" run "$bad" 2>&1)
+rc=$?
+log "bad scenario: rc $rc: $msg"
+check "bad_scenario_refused" sh -c "[ $rc = 2 ] && echo '$msg' | grep -q '^$bad:[0-9]*: topology.rate: bad rate'"
+check "bad_scenario_builds_nothing" sh -c '! ip netns list | grep -q .'
+
+# 3-14: the short scenario
+"$exp" run check --out "$out/check" >"$out/log" 2>&1
+rc=$?
+sed 's/^/# /' "$out/log" | grep -v '^# *$' | tail -n 12
+r=$out/check/results.json
+check "run_exit_0" test $rc = 0
+check "outputs_written" test -s "$r" -a -s "$out/check/table.md" -a -s "$out/check/comparison.png" \
+	-a -s "$out/check/arm-reno+pfifo.png" -a -s "$out/check/reno+pfifo/rep1/samples.jsonl"
+check "no_namespace_left" sh -c '! ip netns list | grep -q .'
+
+arm() { jq -r --arg a "$1" ".arms[] | select(.name == \$a) | .summary.$2 // \"null\"" "$r"; }
+between() { fcmp "$1" '>=' "$2" && fcmp "$1" '<=' "$3"; }
+nflows() { jq -r --arg a "$1" '.arms[] | select(.name == $a) | .runs[0].flows | map(select(.throughput_bps > 0)) | length' "$r"; }
+log "reno+pfifo: util $(arm reno+pfifo utilization) jain $(arm reno+pfifo jain) queue $(arm reno+pfifo queue_mean)/$(arm reno+pfifo queue_max) drops $(arm reno+pfifo drops) rtt $(arm reno+pfifo rtt_mean_ms)"
+log "decbit+decbit: util $(arm decbit+decbit utilization) jain $(arm decbit+decbit jain) queue $(arm decbit+decbit queue_mean) marks $(arm decbit+decbit marks) drops $(arm decbit+decbit drops)"
+# Reno fills a 1-BDP drop-tail buffer: the link stays busy, losses occur,
+# the queue never exceeds the buffer (17 packets) and adds delay.
+check "reno_two_flows_delivered" test "$(nflows reno+pfifo)" = 2
+check "reno_utilization_0.80_to_1.02" between "$(arm reno+pfifo utilization)" 0.80 1.02
+check "reno_jain_ge_0.80" fcmp "$(arm reno+pfifo jain)" '>=' 0.80
+check "reno_drops_seen" fcmp "$(arm reno+pfifo drops)" '>' 0
+check "reno_queue_within_buffer" fcmp "$(arm reno+pfifo queue_max)" '<=' 17
+check "reno_rtt_above_base" fcmp "$(arm reno+pfifo rtt_mean_ms)" '>' "$(jq '.arms[0].runs[0].base_rtt_ms' "$r")"
+# DECbit keeps the queue short by marks instead of losses.
+check "decbit_two_flows_delivered" test "$(nflows decbit+decbit)" = 2
+check "decbit_marks_no_drops" sh -c "[ $(arm decbit+decbit marks) -gt 0 ] && [ $(arm decbit+decbit drops) = 0 ]"
+check "decbit_queue_below_reno" fcmp "$(arm decbit+decbit queue_mean)" '<' "$(arm reno+pfifo queue_mean)"
+
+ktap_finish

@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0
+"""experiment: run congestion-avoidance scenarios in network namespaces.
+
+  experiment run SCENARIO.toml [--out DIR] [--arms A,B] [--reps N]
+  experiment validate SCENARIO.toml...
+  experiment list
+  experiment demo            (= run tools/scenarios/demo.toml)
+
+Needs root and a kernel with the modules loadable (run it in the VM:
+tools/vm 6.12 -- tools/experiment run ...)."""
+
+import argparse
+import os
+import shutil
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from . import report, runner
+from .scenario import ScenarioError, Scenario
+
+SCEN_DIR = runner.TOP / "tools" / "scenarios"
+
+
+def find(name):
+    p = Path(name)
+    if p.exists():
+        return p
+    q = SCEN_DIR / (name if name.endswith(".toml") else name + ".toml")
+    if q.exists():
+        return q
+    raise FileNotFoundError(f"no scenario {name} (looked in {SCEN_DIR})")
+
+
+def run(path, out=None, arms=None, reps=None):
+    sc = Scenario(path)
+    if reps:
+        sc.repetitions = reps
+    todo = sc.arms
+    if arms:
+        want = arms.split(",")
+        todo = [a for a in sc.arms if a["name"] in want or a["base"] in want]
+        if not todo:
+            print(f"{path}: no arm named {arms}", file=sys.stderr)
+            return 2
+    outdir = Path(out) if out else runner.TOP / "results" / sc.name
+    if outdir.exists():
+        shutil.rmtree(outdir)
+    outdir.mkdir(parents=True)
+    results = {"scenario": sc.name, "description": sc.description,
+               "paper": sc.paper, "file": str(path),
+               "kernel": os.uname().release, "topology": sc.topology,
+               "duration": sc.duration, "repetitions": sc.repetitions,
+               "flows": sc.flows, "arms": []}
+    rep_dirs = {}
+    t_start = time.monotonic()
+    n = len(todo)
+    for i, arm in enumerate(todo, 1):
+        entry = {"name": arm["name"], "cc": arm["cc"], "qdisc": arm["qdisc"],
+                 "qdisc_opts": arm["qdisc_opts"], "sweep": arm["sweep"],
+                 "runs": []}
+        results["arms"].append(entry)
+        for rep in range(1, sc.repetitions + 1):
+            tag = f"[{i}/{n} {arm['name']} rep {rep}/{sc.repetitions}]"
+            print(f"{tag} running ({sc.duration:g} s) ...", flush=True)
+            t = time.monotonic()
+            d = outdir / runner.slug(arm["name"]) / f"rep{rep}"
+            try:
+                res = runner.run_once(sc, arm, rep, d,
+                                      lambda m: print(f"{tag} {m}"))
+            except runner.Skip as e:
+                entry["skipped"] = str(e)
+                print(f"{tag} SKIPPED: {e}", flush=True)
+                break
+            except Exception as e:     # keep going with the other arms
+                entry["error"] = f"{type(e).__name__}: {e}"
+                print(f"{tag} FAILED: {entry['error']}", flush=True)
+                traceback.print_exc()
+                continue
+            entry["runs"].append(res)
+            rep_dirs.setdefault(arm["name"], d)
+            u = res["utilization"]
+            j = res["jain"]
+            print(f"{tag} done in {time.monotonic() - t:.0f} s "
+                  f"(elapsed {time.monotonic() - t_start:.0f} s): "
+                  f"{res['throughput_bps'] / 1e6:.2f} Mbit/s, util "
+                  f"{'–' if u is None else f'{u:.2f}'}, Jain "
+                  f"{'–' if j is None else f'{j:.3f}'}", flush=True)
+        if entry["runs"]:
+            entry["summary"] = report.summarize(entry["runs"])
+    report.write(results, outdir)
+    files = report.plots(results, outdir, rep_dirs)
+    print()
+    print(report.table(results))
+    print()
+    print(report.legend(results))
+    print(f"\nresults: {outdir}/results.json, table: {outdir}/table.md")
+    if files:
+        print("plots:   " + ", ".join(str(f) for f in files))
+    ran = sum(1 for a in results["arms"] if a.get("runs"))
+    failed = sum(1 for a in results["arms"] if a.get("error"))
+    return 1 if failed or not ran else 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="experiment", description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="run a scenario")
+    r.add_argument("scenario")
+    r.add_argument("--out", help="output folder (default results/NAME)")
+    r.add_argument("--arms", help="comma-separated arm names to run")
+    r.add_argument("--reps", type=int, help="override repetitions")
+    v = sub.add_parser("validate", help="check scenario files")
+    v.add_argument("scenario", nargs="+")
+    sub.add_parser("list", help="list the scenarios in tools/scenarios")
+    sub.add_parser("demo", help="run the demo comparison")
+    a = ap.parse_args(argv)
+    try:
+        if a.cmd == "validate":
+            rc = 0
+            for s in a.scenario:
+                try:
+                    sc = Scenario(find(s))
+                    print(f"{s}: ok ({len(sc.arms)} arms, {len(sc.flows)} "
+                          f"flows, {sc.duration:g} s x {sc.repetitions})")
+                except ScenarioError as e:
+                    print(e, file=sys.stderr)
+                    rc = 1
+            return rc
+        if a.cmd == "list":
+            for p in sorted(SCEN_DIR.glob("*.toml")):
+                try:
+                    sc = Scenario(p)
+                    print(f"{p.stem:20s} {sc.description.splitlines()[0]}"
+                          if sc.description else p.stem)
+                except ScenarioError as e:
+                    print(f"{p.stem:20s} INVALID: {e}")
+            return 0
+        if os.geteuid() != 0:
+            print("experiment: needs root (network namespaces, modules)",
+                  file=sys.stderr)
+            return 2
+        if a.cmd == "demo":
+            return run(SCEN_DIR / "demo.toml")
+        return run(find(a.scenario), a.out, a.arms, a.reps)
+    except ScenarioError as e:
+        print(e, file=sys.stderr)
+        return 2
+    except FileNotFoundError as e:
+        print(f"experiment: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

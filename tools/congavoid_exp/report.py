@@ -1,0 +1,193 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tables and plots of a scenario's results."""
+
+import json
+from pathlib import Path
+
+from . import metrics as M
+
+# (key, header, format, scale)
+COLUMNS = [
+    ("throughput_bps", "thr Mbit/s", "{:.2f}", 1e-6),
+    ("utilization", "util", "{:.2f}", 1),
+    ("jain", "Jain", "{:.3f}", 1),
+    ("rtt_mean_ms", "RTT ms", "{:.1f}", 1),
+    ("rtt_p95_ms", "RTT p95", "{:.1f}", 1),
+    ("queue_mean", "queue", "{:.1f}", 1),
+    ("queue_max", "q max", "{:.0f}", 1),
+    ("drops", "drops", "{:.0f}", 1),
+    ("marks", "marks", "{:.0f}", 1),
+    ("retransmits", "rtx", "{:.0f}", 1),
+    ("norm_power", "power", "{:.2f}", 1),
+    ("convergence_s", "conv s", "{:.1f}", 1),
+    ("cwnd_cov", "cwnd CoV", "{:.2f}", 1),
+]
+
+
+def summarize(reps):
+    """Mean (and sample standard deviation) of each column over the
+    repetitions of one arm; None where no repetition has a value."""
+    out = {}
+    for key, *_ in COLUMNS:
+        vals = [r[key] for r in reps if r.get(key) is not None]
+        m = M.mean(vals)
+        sd = None
+        if len(vals) > 1:
+            sd = (sum((v - m) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5
+        out[key] = m
+        out[key + "_sd"] = sd
+    out["repetitions"] = len(reps)
+    return out
+
+
+def _cell(summary, key, fmt, scale):
+    v = summary.get(key)
+    if v is None:
+        return "–"
+    s = fmt.format(v * scale)
+    sd = summary.get(key + "_sd")
+    if sd is not None:
+        s += " ±" + fmt.format(sd * scale)
+    return s
+
+
+def table(results):
+    """Markdown table: one row per arm (skipped arms say why)."""
+    hdr = ["arm"] + [h for _, h, _, _ in COLUMNS]
+    lines = ["| " + " | ".join(hdr) + " |",
+             "|" + "|".join("---" for _ in hdr) + "|"]
+    for arm in results["arms"]:
+        if arm.get("skipped"):
+            lines.append(f"| {arm['name']} | skipped: {arm['skipped']} |" +
+                         " |" * (len(hdr) - 2))
+            continue
+        if arm.get("error") and not arm.get("summary"):
+            lines.append(f"| {arm['name']} | failed: {arm['error']} |" +
+                         " |" * (len(hdr) - 2))
+            continue
+        s = arm["summary"]
+        lines.append("| " + " | ".join(
+            [arm["name"]] + [_cell(s, k, f, sc) for k, _, f, sc in COLUMNS])
+            + " |")
+    return "\n".join(lines)
+
+
+def legend(results):
+    t = results["topology"]
+    return (
+        f"Scenario {results['scenario']}: {t['kind']}, {t['hosts']} hosts, "
+        f"{t['rate'] / 1e6:g} Mbit/s bottleneck, {t['delay'] * 1e3:g} ms "
+        f"added RTT, buffer {t['buffer']} packets; {results['duration']:g} s, "
+        f"{results['repetitions']} repetition(s).\n"
+        "thr: sum of per-flow goodput (receiver); util: bottleneck busy "
+        "fraction after warm-up; Jain: fairness while all flows are active; "
+        "RTT: smoothed RTT samples (mean, 95th pct); queue: bottleneck qdisc "
+        "packets (mean, max); power: util / (RTT / base RTT); conv: seconds "
+        "until Jain >= 0.95 (1 s window) after the last flow joined; "
+        "cwnd CoV: per-flow cwnd std/mean while all flows are active.")
+
+
+def plots(results, outdir, rep_dirs):
+    """PNG plots: per arm cwnd / queue / throughput over time (first
+    repetition), and a comparison bar chart.  Returns the files written."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    files = []
+    for arm in results["arms"]:
+        d = rep_dirs.get(arm["name"])
+        if not d or not (d / "samples.jsonl").exists():
+            continue
+        samples = [json.loads(x) for x in
+                   (d / "samples.jsonl").read_text().splitlines()]
+        fig, ax = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+        flows = sorted({s["flow"] for s in samples if "flow" in s})
+        for fid in flows:
+            fs = [s for s in samples if s.get("flow") == fid]
+            ax[0].plot([s["t"] for s in fs], [s.get("snd_cwnd") for s in fs],
+                       label=f"flow {fid}", lw=0.8)
+            ser = [(s["t"], s.get("bytes_acked", 0)) for s in fs]
+            rs = M.rate_series(ser, 0.5)
+            ax[2].plot([t for t, _ in rs], [r * 8e-6 for _, r in rs],
+                       label=f"flow {fid}", lw=0.8)
+        qs = [s for s in samples if "kind" in s]
+        if qs:
+            link = (qs[0]["router"], qs[0]["link"])
+            q1 = [s for s in qs if (s["router"], s["link"]) == link]
+            ax[1].plot([s["t"] for s in q1], [s.get("qlen") for s in q1],
+                       lw=0.8, color="k")
+        ax[0].set_ylabel("cwnd (packets)")
+        ax[1].set_ylabel("queue (packets)")
+        ax[2].set_ylabel("throughput (Mbit/s)")
+        ax[2].set_xlabel("time (s)")
+        if flows:
+            ax[0].legend(loc="upper right", fontsize="small")
+        ax[0].set_title(f"{results['scenario']}: {arm['name']}")
+        fig.tight_layout()
+        f = outdir / f"arm-{_slug(arm['name'])}.png"
+        fig.savefig(f, dpi=90)
+        plt.close(fig)
+        files.append(f)
+
+    ran = [a for a in results["arms"] if a.get("summary")]
+    if ran:
+        keys = [("utilization", "utilisation"), ("jain", "Jain index"),
+                ("norm_power", "normalised power")]
+        fig, ax = plt.subplots(1, len(keys), figsize=(4 * len(keys), 4))
+        names = [a["name"] for a in ran]
+        for axis, (k, label) in zip(ax, keys):
+            vals = [a["summary"].get(k) or 0 for a in ran]
+            axis.bar(range(len(ran)), vals, color="tab:blue")
+            axis.set_xticks(range(len(ran)), names, rotation=45, ha="right",
+                            fontsize="small")
+            axis.set_title(label)
+        fig.tight_layout()
+        f = outdir / "comparison.png"
+        fig.savefig(f, dpi=90)
+        plt.close(fig)
+        files.append(f)
+    swept = [a for a in ran if a.get("sweep")]
+    if swept:
+        param = next(iter(swept[0]["sweep"]))
+        fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+        bases = []
+        for a in swept:
+            b = a["name"].rsplit(" ", 1)[0]
+            if b not in bases:
+                bases.append(b)
+        for b in bases:
+            pts = [(float(a["sweep"][param]), a["summary"])
+                   for a in swept if a["name"].rsplit(" ", 1)[0] == b]
+            pts.sort(key=lambda p: p[0])
+            for axis, key in zip(ax, ("norm_power", "utilization")):
+                axis.plot([x for x, _ in pts],
+                          [sm.get(key) for _, sm in pts], "o-", label=b)
+        ax[0].set_ylabel("normalised power")
+        ax[1].set_ylabel("utilisation")
+        for axis in ax:
+            axis.set_xlabel(param)
+            axis.legend(fontsize="small")
+        fig.suptitle(f"{results['scenario']}: sweep of {param}")
+        fig.tight_layout()
+        f = outdir / f"sweep-{_slug(param)}.png"
+        fig.savefig(f, dpi=90)
+        plt.close(fig)
+        files.append(f)
+    return files
+
+
+def _slug(name):
+    import re
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", name).strip("_")
+
+
+def write(results, outdir):
+    outdir = Path(outdir)
+    with open(outdir / "results.json", "w", encoding="utf-8") as f:
+        json.dump(results, f, indent=1)
+    md = f"# {results['scenario']}\n\n{results.get('description', '')}\n\n" \
+        + table(results) + "\n\n" + legend(results) + "\n"
+    if results.get("paper"):
+        md += "\n## The paper\n\n" + results["paper"].strip() + "\n"
+    (outdir / "table.md").write_text(md, encoding="utf-8")

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Scenario-file validation: good files load, broken ones are refused
+with the file, line and field named."""
+
+import unittest
+from pathlib import Path
+
+from congavoid_exp.scenario import Scenario, ScenarioError, parse_rate, \
+    parse_time
+
+GOOD = """\
+name = "t"
+duration = "10s"
+
+[topology]
+kind = "dumbbell"
+hosts = 2
+rate = "10mbit"
+delay = "20ms"
+buffer = "2bdp"
+
+[[flows]]
+count = 2
+every = "1s"
+
+[[arms]]
+name = "reno"
+cc = "reno"
+
+[[arms]]
+name = "red"
+cc = "dctcp"
+qdisc = "red"
+qdisc_opts = "limit 100000 bandwidth {rate} min {x}"
+
+[sweep]
+param = "x"
+values = [3000, 6000]
+"""
+
+
+def bad(old, new):
+    assert old in GOOD, old
+    return GOOD.replace(old, new, 1)
+
+
+class Scenarios(unittest.TestCase):
+    def refused(self, text, line, field, words):
+        with self.assertRaises(ScenarioError) as cm:
+            Scenario("x.toml", text)
+        e = cm.exception
+        self.assertEqual(e.path, "x.toml")
+        self.assertEqual(e.line, line, str(e))
+        self.assertEqual(e.field, field, str(e))
+        self.assertIn(words, e.msg)
+        where = f"x.toml:{line}: " if line else "x.toml: "
+        self.assertTrue(str(e).startswith(where), str(e))
+
+    def test_good_file(self):
+        sc = Scenario("x.toml", GOOD)
+        self.assertEqual(sc.duration, 10.0)
+        self.assertEqual(sc.topology["rate"], 10e6)
+        # 2 BDP of 10 Mbit/s x 20 ms in 1500-byte packets = 33.3 -> 33
+        self.assertEqual(sc.topology["buffer"], 33)
+        self.assertEqual([(f["src"], f["start"]) for f in sc.flows],
+                         [(1, 0.0), (2, 1.0)])
+        self.assertEqual([a["name"] for a in sc.arms],
+                         ["reno x=3000", "reno x=6000", "red x=3000",
+                          "red x=6000"])
+        self.assertEqual(sc.arms[3]["qdisc_opts"],
+                         "limit 100000 bandwidth 10000000bit min 6000")
+
+    def test_every_shipped_scenario_is_valid(self):
+        d = Path(__file__).resolve().parents[2] / "scenarios"
+        files = sorted(d.glob("*.toml"))
+        self.assertTrue(files)
+        for f in files:
+            Scenario(f)
+
+    def test_syntax_error_has_line(self):
+        self.refused(bad('hosts = 2', 'hosts = = 2'), 6, None, "TOML syntax")
+
+    def test_unknown_top_level_field(self):
+        self.refused(bad('duration = "10s"', 'duratoin = "10s"'), 2,
+                     "duratoin", "unknown field")
+
+    def test_missing_required(self):
+        self.refused(bad('duration = "10s"\n', ''), None, "duration",
+                     "missing")
+
+    def test_bad_rate_in_table(self):
+        self.refused(bad('rate = "10mbit"', 'rate = "10 furlongs"'), 7,
+                     "topology.rate", "bad rate")
+
+    def test_bad_topology_kind(self):
+        self.refused(bad('kind = "dumbbell"', 'kind = "torus"'), 5,
+                     "topology.kind", "not one of")
+
+    def test_flow_host_out_of_range(self):
+        self.refused(bad('count = 2', 'count = 3'), 12, "flows[0].src",
+                     "host 3 does not exist")
+
+    def test_flow_past_duration(self):
+        self.refused(bad('every = "1s"', 'every = "1s"\nstop = "11s"'), 14,
+                     "flows[0].stop", "would run")
+
+    def test_second_arm_field(self):
+        self.refused(bad('cc = "dctcp"', 'cc = "dc tcp"'), 21, "arms[1].cc",
+                     "not a name")
+
+    def test_unknown_arm_field(self):
+        self.refused(bad('qdisc = "red"', 'qdsic = "red"'), 22,
+                     "arms[1].qdsic", "unknown field")
+
+    def test_unknown_placeholder(self):
+        self.refused(bad('min {x}', 'min {y}'), 23, "arms[1].qdisc_opts",
+                     "placeholder")
+
+    def test_udp_flow_needs_rate(self):
+        self.refused(bad('count = 2', 'kind = "cbr"'), 11, "flows[0].rate",
+                     "needs a rate")
+
+    def test_units(self):
+        self.assertEqual(parse_rate("2.5Mbit"), 2.5e6)
+        self.assertEqual(parse_rate("1mbps"), 8e6)
+        self.assertEqual(parse_time("40ms"), 0.04)
+        self.assertEqual(parse_time(3), 3.0)
+        for v in ("fast", "-1mbit", True, "0bit"):
+            with self.assertRaises(ValueError):
+                parse_rate(v)
+
+
+if __name__ == "__main__":
+    unittest.main()
