@@ -28,13 +28,15 @@ check "bad_scenario_refused" sh -c "[ $rc = 2 ] && echo '$msg' | grep -q '^$bad:
 check "bad_scenario_builds_nothing" sh -c '! ip netns list | grep -q .'
 
 # 3-14: the short scenario
-"$exp" run check --out "$out/check" >"$out/log" 2>&1
+# (plots are made on the host: matplotlib takes minutes under TCG; the
+# unit tests cover them)
+"$exp" run check --no-plots --out "$out/check" >"$out/log" 2>&1
 rc=$?
 sed 's/^/# /' "$out/log" | grep -v '^# *$' | tail -n 12
 r=$out/check/results.json
 check "run_exit_0" test $rc = 0
-check "outputs_written" test -s "$r" -a -s "$out/check/table.md" -a -s "$out/check/comparison.png" \
-	-a -s "$out/check/arm-reno+pfifo.png" -a -s "$out/check/reno+pfifo/rep1/samples.jsonl"
+check "outputs_written" test -s "$r" -a -s "$out/check/table.md" \
+	-a -s "$out/check/reno_pfifo/rep1/samples.jsonl" -a -s "$out/check/decbit_decbit/rep1/iperf-2.json"
 check "no_namespace_left" sh -c '! ip netns list | grep -q .'
 
 arm() { jq -r --arg a "$1" ".arms[] | select(.name == \$a) | .summary.$2 // \"null\"" "$r"; }

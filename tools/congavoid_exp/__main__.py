@@ -2,6 +2,8 @@
 """experiment: run congestion-avoidance scenarios in network namespaces.
 
   experiment run SCENARIO.toml [--out DIR] [--arms A,B] [--reps N]
+                 [--no-plots]
+  experiment plot DIR        (plots of a finished run)
   experiment validate SCENARIO.toml...
   experiment list
   experiment demo            (= run tools/scenarios/demo.toml)
@@ -10,6 +12,7 @@ Needs root and a kernel with the modules loadable (run it in the VM:
 tools/vm 6.12 -- tools/experiment run ...)."""
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -33,7 +36,7 @@ def find(name):
     raise FileNotFoundError(f"no scenario {name} (looked in {SCEN_DIR})")
 
 
-def run(path, out=None, arms=None, reps=None):
+def run(path, out=None, arms=None, reps=None, no_plots=False):
     sc = Scenario(path)
     if reps:
         sc.repetitions = reps
@@ -53,7 +56,6 @@ def run(path, out=None, arms=None, reps=None):
                "kernel": os.uname().release, "topology": sc.topology,
                "duration": sc.duration, "repetitions": sc.repetitions,
                "flows": sc.flows, "arms": []}
-    rep_dirs = {}
     t_start = time.monotonic()
     n = len(todo)
     for i, arm in enumerate(todo, 1):
@@ -79,7 +81,6 @@ def run(path, out=None, arms=None, reps=None):
                 traceback.print_exc()
                 continue
             entry["runs"].append(res)
-            rep_dirs.setdefault(arm["name"], d)
             u = res["utilization"]
             j = res["jain"]
             print(f"{tag} done in {time.monotonic() - t:.0f} s "
@@ -90,7 +91,7 @@ def run(path, out=None, arms=None, reps=None):
         if entry["runs"]:
             entry["summary"] = report.summarize(entry["runs"])
     report.write(results, outdir)
-    files = report.plots(results, outdir, rep_dirs)
+    files = [] if no_plots else report.plots(results, outdir)
     print()
     print(report.table(results))
     print()
@@ -98,6 +99,8 @@ def run(path, out=None, arms=None, reps=None):
     print(f"\nresults: {outdir}/results.json, table: {outdir}/table.md")
     if files:
         print("plots:   " + ", ".join(str(f) for f in files))
+    elif no_plots:
+        print(f"plots:   tools/experiment plot {outdir}")
     ran = sum(1 for a in results["arms"] if a.get("runs"))
     failed = sum(1 for a in results["arms"] if a.get("error"))
     return 1 if failed or not ran else 0
@@ -112,6 +115,10 @@ def main(argv=None):
     r.add_argument("--out", help="output folder (default results/NAME)")
     r.add_argument("--arms", help="comma-separated arm names to run")
     r.add_argument("--reps", type=int, help="override repetitions")
+    r.add_argument("--no-plots", action="store_true",
+                   help="skip the plots (make them later with 'plot')")
+    pl = sub.add_parser("plot", help="plot a finished run")
+    pl.add_argument("dir")
     v = sub.add_parser("validate", help="check scenario files")
     v.add_argument("scenario", nargs="+")
     sub.add_parser("list", help="list the scenarios in tools/scenarios")
@@ -138,13 +145,19 @@ def main(argv=None):
                 except ScenarioError as e:
                     print(f"{p.stem:20s} INVALID: {e}")
             return 0
+        if a.cmd == "plot":
+            d = Path(a.dir)
+            res = json.loads((d / "results.json").read_text())
+            for f in report.plots(res, d):
+                print(f)
+            return 0
         if os.geteuid() != 0:
             print("experiment: needs root (network namespaces, modules)",
                   file=sys.stderr)
             return 2
         if a.cmd == "demo":
-            return run(SCEN_DIR / "demo.toml")
-        return run(find(a.scenario), a.out, a.arms, a.reps)
+            return run(SCEN_DIR / "demo.toml", no_plots=True)
+        return run(find(a.scenario), a.out, a.arms, a.reps, a.no_plots)
     except ScenarioError as e:
         print(e, file=sys.stderr)
         return 2

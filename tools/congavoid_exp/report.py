@@ -87,17 +87,19 @@ def legend(results):
         "cwnd CoV: per-flow cwnd std/mean while all flows are active.")
 
 
-def plots(results, outdir, rep_dirs):
+def plots(results, outdir):
     """PNG plots: per arm cwnd / queue / throughput over time (first
-    repetition), and a comparison bar chart.  Returns the files written."""
+    repetition), and a comparison bar chart.  Returns the files written.
+    Works on a finished results folder (experiment plot DIR)."""
+    outdir = Path(outdir)
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     files = []
     for arm in results["arms"]:
-        d = rep_dirs.get(arm["name"])
-        if not d or not (d / "samples.jsonl").exists():
+        d = outdir / _slug(arm["name"]) / "rep1"
+        if not arm.get("runs") or not (d / "samples.jsonl").exists():
             continue
         samples = [json.loads(x) for x in
                    (d / "samples.jsonl").read_text().splitlines()]

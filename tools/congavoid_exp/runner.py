@@ -114,71 +114,102 @@ class Testbed:
     """Hosts s1..sN on router r1, routers r1..rK in a chain, receiver d on
     rK.  The links r_j -> r_j+1 carry the arm's qdisc at the link rate;
     the delay is a netem hop between rK and d (half each way), so netem is
-    never the qdisc under test."""
+    never the qdisc under test.
+
+    Forks are slow in an emulated VM, so the set-up is batched: one
+    "ip -batch" in the initial namespace creates namespaces and veth pairs,
+    then one shell per namespace sets its sysctls, offloads, addresses,
+    routes and qdiscs."""
 
     def __init__(self, topo, arm, log):
         self.topo, self.arm, self.log = topo, arm, log
         self.prefix = f"cx{os.getpid()}-"
         self.ns = []
-        self.bottlenecks = []     # (router ns, dev, ifindex)
+        self.bottlenecks = []     # (router ns, dev, ifindex, handle)
+        self.script = {}          # ns -> shell lines
+        self.links = []           # "ip -batch" lines for the veth pairs
+        self._shaped, self._handles = [], {}
 
     def name(self, n):
         return self.prefix + n
 
     def _add_ns(self, n):
         full = self.name(n)
-        sh("ip", "netns", "add", full)
         self.ns.append(full)
-        sh("ip", "-n", full, "link", "set", "lo", "up")
         sysctls = {
             "net.ipv4.ip_forward": 1, "net.ipv4.tcp_no_metrics_save": 1,
             "net.ipv6.conf.all.disable_ipv6": 1,
             "net.ipv4.tcp_rmem": "4096 131072 33554432",
             "net.ipv4.tcp_wmem": "4096 131072 33554432"}
+        if n.startswith("s"):
+            sysctls["net.ipv4.tcp_congestion_control"] = self.arm["cc"]
+        elif n == "d":
+            sysctls["net.ipv4.tcp_congestion_control"] = \
+                self.arm["receiver_cc"]
         if self.arm["ecn"] is not None:
             sysctls["net.ipv4.tcp_ecn"] = self.arm["ecn"]
         sysctls.update(self.arm["sysctl"])
-        for k, v in sysctls.items():
-            sh("sysctl", "-qw", f"{k}={v}", ns=full)
+        self.script[full] = [
+            "ip link set dev lo up",
+            "sysctl -qw " + " ".join(shlex.quote(f"{k}={v}")
+                                     for k, v in sysctls.items())]
         return full
 
+    def _run(self, ns, line):
+        self.script[ns].append(line)
+
     def _veth(self, a, da, b, db, aa, ab):
-        sh("ip", "link", "add", "name", da, "netns", a, "type", "veth",
-           "peer", "name", db, "netns", b)
+        self.links.append(f"link add name {da} netns {a} type veth peer "
+                          f"name {db} netns {b}")
         for ns, dev, addr in ((a, da, aa), (b, db, ab)):
-            sh("ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off",
-               ns=ns, check=False)
-            sh("ip", "-n", ns, "addr", "add", f"{addr}/24", "dev", dev)
-            sh("ip", "-n", ns, "link", "set", "dev", dev, "up")
+            self._run(ns, f"ethtool -K {dev} tso off gso off gro off "
+                      ">/dev/null 2>&1 || true")
+            self._run(ns, f"ip addr add {addr}/24 dev {dev}")
+            self._run(ns, f"ip link set dev {dev} up")
 
     def build(self):
         t, k = self.topo, self.topo["routers"]
         routers = [self._add_ns(f"r{j}") for j in range(1, k + 1)]
         self.hosts = [self._add_ns(f"s{i}") for i in range(1, t["hosts"] + 1)]
         self.dst = self._add_ns("d")
+        self.routers = routers
         for i, s in enumerate(self.hosts, 1):
             self._veth(s, "eth0", routers[0], f"h{i}", f"10.0.{i}.1",
                        f"10.0.{i}.254")
-            sh("ip", "-n", s, "route", "add", "default", "via",
-               f"10.0.{i}.254")
+            self._run(s, f"ip route add default via 10.0.{i}.254")
         for j in range(k - 1):
             self._veth(routers[j], "up0", routers[j + 1], "down0",
                        f"10.8.{j}.1", f"10.8.{j}.2")
-            sh("ip", "-n", routers[j], "route", "add", "10.9.0.0/24", "via",
-               f"10.8.{j}.2")
-            sh("ip", "-n", routers[j + 1], "route", "add", "10.0.0.0/16",
-               "via", f"10.8.{j}.1")
+            self._run(routers[j], f"ip route add 10.9.0.0/24 via 10.8.{j}.2")
+            self._run(routers[j + 1],
+                      f"ip route add 10.0.0.0/16 via 10.8.{j}.1")
         self._veth(routers[-1], "dn0", self.dst, "eth0", "10.9.0.1",
                    "10.9.0.2")
-        sh("ip", "-n", self.dst, "route", "add", "default", "via", "10.9.0.1")
+        self._run(self.dst, "ip route add default via 10.9.0.1")
         half = t["delay"] / 2
         if half > 0:
             for ns, dev in ((routers[-1], "dn0"), (self.dst, "eth0")):
-                tc(ns, "qdisc", "add", "dev", dev, "root", "netem", "delay",
-                   f"{half * 1e6:.0f}us", "limit", 100000)
+                self._run(ns, f"tc qdisc add dev {dev} root netem delay "
+                          f"{half * 1e6:.0f}us limit 100000")
         for r in routers[:-1]:
             self._bottleneck(r, "up0")
-        self.routers = routers
+        batch = "\n".join([f"netns add {n}" for n in self.ns] + self.links)
+        r = subprocess.run(["ip", "-batch", "-"], input=batch + "\n",
+                           text=True, stderr=subprocess.PIPE,
+                           stdout=subprocess.DEVNULL)
+        if r.returncode:
+            raise RuntimeError(f"ip -batch: {r.stderr.strip()}")
+        for ns in self.ns:
+            body = "set -e\n" + "\n".join(self.script[ns]) + "\n"
+            r = subprocess.run(["ip", "netns", "exec", ns, "sh", "-c", body],
+                               stderr=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True, env=tc_env())
+            if r.returncode:
+                raise RuntimeError(f"setting up {ns}: {r.stderr.strip()}")
+        for ns, dev in self._shaped:
+            idx = json.loads(sh("ip", "-n", ns, "-j", "link", "show", "dev",
+                                dev, capture=True))[0]["ifindex"]
+            self.bottlenecks.append((ns, dev, idx, self._handles[ns, dev]))
 
     def _bottleneck(self, ns, dev):
         a, t = self.arm, self.topo
@@ -186,24 +217,23 @@ class Testbed:
         rate = f"{int(t['rate'])}bit"
         if kind in SELF_SHAPING:
             if "limit" not in opts:
-                opts = ["limit", t["buffer"]] + opts
-            tc(ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", kind,
-               "rate", rate, *opts)
+                opts = ["limit", str(t["buffer"])] + opts
+            lines = [f"tc qdisc add dev {dev} root handle 1: {kind} "
+                     f"rate {rate} {shlex.join(opts)}"]
             handle = 0x10000
         else:
-            tc(ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb",
-               "default", "1")
-            tc(ns, "class", "add", "dev", dev, "parent", "1:", "classid",
-               "1:1", "htb", "rate", rate, "ceil", rate)
             if kind in ("pfifo", "bfifo") and not opts:
-                opts = ["limit", t["buffer"] if kind == "pfifo"
-                        else t["buffer"] * 1514]
-            tc(ns, "qdisc", "add", "dev", dev, "parent", "1:1", "handle",
-               "10:", kind, *opts)
+                opts = ["limit", str(t["buffer"] if kind == "pfifo"
+                                     else t["buffer"] * 1514)]
+            lines = [f"tc qdisc add dev {dev} root handle 1: htb default 1",
+                     f"tc class add dev {dev} parent 1: classid 1:1 htb "
+                     f"rate {rate} ceil {rate}",
+                     f"tc qdisc add dev {dev} parent 1:1 handle 10: {kind} "
+                     f"{shlex.join(opts)}"]
             handle = 0x100000
-        idx = json.loads(sh("ip", "-n", ns, "-j", "link", "show", "dev", dev,
-                            capture=True))[0]["ifindex"]
-        self.bottlenecks.append((ns, dev, idx, handle))
+        self.script[ns] += lines
+        self._shaped.append((ns, dev))
+        self._handles[ns, dev] = handle
 
     def set_rate(self, rate_bps):
         """Change the rate of every bottleneck link (an event)."""
@@ -218,13 +248,19 @@ class Testbed:
 
     def destroy(self):
         for ns in self.ns:
+            if not Path(f"/run/netns/{ns}").exists():
+                continue
             pids = sh("ip", "netns", "pids", ns, check=False, capture=True)
             for p in (pids or "").split():
                 try:
                     os.kill(int(p), 9)
                 except OSError:
                     pass
-            sh("ip", "netns", "del", ns, check=False)
+        if self.ns:
+            subprocess.run(["ip", "-force", "-batch", "-"],
+                           input="".join(f"netns del {n}\n" for n in self.ns),
+                           text=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
         self.ns = []
         # Namespaces die asynchronously (cleanup_net): wait for the names,
         # then give the kernel a second to release their devices.
@@ -321,11 +357,11 @@ def run_once(sc, arm, rep, outdir, log):
     outdir.mkdir(parents=True, exist_ok=True)
     bed = Testbed(sc.topology, arm, log)
     procs = []
+    t_build = time.monotonic()
     try:
         bed.build()
         d = bed.dst
-        sh("sysctl", "-qw",
-           f"net.ipv4.tcp_congestion_control={arm['receiver_cc']}", ns=d)
+        log(f"testbed built in {time.monotonic() - t_build:.1f} s")
         for f in sc.flows:
             if f["kind"] == "tcp":
                 port = IPERF_BASE + f["id"]
