@@ -38,6 +38,9 @@
 #include "congavoid_compat.h"
 #include "decbit_policy.h"
 
+#define CREATE_TRACE_POINTS
+#include "decbit_trace.h"
+
 static struct decbit_policy_params decbit_params __read_mostly = {
 	.cutoff		= 50,
 	.increase	= DECBIT_W_ONE,
@@ -173,6 +176,7 @@ static CONGAVOID_CONG_CONTROL(decbit_cong_control)
 	u32 acked = tp->delivered - ca->prior_delivered;
 	u32 marked = tp->delivered_ce - ca->prior_delivered_ce;
 	enum decbit_reason r;
+	u32 w;
 
 	ca->prior_delivered = tp->delivered;
 	ca->prior_delivered_ce = tp->delivered_ce;
@@ -187,10 +191,14 @@ static CONGAVOID_CONG_CONTROL(decbit_cong_control)
 		decbit_apply(sk);
 		return;
 	}
+	w = ca->win.w;
 	r = decbit_win_ack(&ca->win, &decbit_params, acked, marked,
 			   tcp_is_cwnd_limited(sk));
-	if (r != DECBIT_NONE)
+	if (r != DECBIT_NONE) {
 		WRITE_ONCE(ca->last_reason, r);
+		trace_decbit_decision(sk, w, ca->win.w, ca->win.last_wc,
+				      ca->win.last_marked, r);
+	}
 	decbit_apply(sk);
 }
 
@@ -212,10 +220,14 @@ static void decbit_set_state(struct sock *sk, u8 new_state)
 	    inet_csk(sk)->icsk_ca_state != TCP_CA_Recovery) {
 		ca->undo_w = ca->win.w;
 		decbit_win_loss(&ca->win, &decbit_params);
+		trace_decbit_decision(sk, ca->undo_w, ca->win.w, 0, 0,
+				      DECBIT_LOSS);
 		decbit_apply(sk);
 	} else if (new_state == TCP_CA_Loss) {
 		ca->undo_w = ca->win.w;
 		decbit_win_restart(&ca->win, &decbit_params);
+		trace_decbit_decision(sk, ca->undo_w, ca->win.w, 0, 0,
+				      DECBIT_RESTART);
 		decbit_apply(sk);
 	}
 }

@@ -307,8 +307,10 @@ class Scenario:
                              tb, i)
             rcc = self._take(a, "receiver_cc", _ident, None,
                              p + "receiver_cc", tb, i)
-            for v in values:
-                subst = {} if param is None else {param: v}
+            uses = param is not None and "{%s}" % param in \
+                " ".join([opts or ""] + list(mparams.values()))
+            for v in (values if uses else [None]):
+                subst = {} if v is None else {param: v}
                 try:
                     o = _fill(opts, subst, self.topology)
                     mp = {k: _fill(x, subst, self.topology)
@@ -317,11 +319,11 @@ class Scenario:
                     raise self._err(p + "qdisc_opts", f"unknown placeholder "
                                     f"{e}", tb, i, "qdisc_opts") from None
                 out.append({
-                    "name": name if param is None else f"{name} {param}={v}",
+                    "name": name if v is None else f"{name} {param}={v}",
                     "base": name, "cc": cc, "qdisc": qdisc, "qdisc_opts": o,
                     "sysctl": sysctl, "module_params": mp, "ecn": ecn,
                     "receiver_cc": rcc or cc,
-                    "sweep": None if param is None else {param: v}})
+                    "sweep": None if v is None else {param: v}})
         names = [a["name"] for a in out]
         for n in names:
             if names.count(n) > 1:

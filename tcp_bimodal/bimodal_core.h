@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bimodal_core.h	The Bimodal congestion avoidance state machine.
+ *
+ * A. Attie, A. Lahanas and V. Tsaoussidis, "Beyond AIMD: Explicit Fair-share
+ * Calculation" (Bimodal Congestion Avoidance and Control), Fig. 1.
+ *
+ * Plain C with no kernel-only calls: compiled into tcp_bimodal.ko and into
+ * the userspace unit test.  Windows are in packets; the fair share is kept
+ * in fixed point (BIMODAL_SHIFT fractional bits).  beta and epsilon are the
+ * fractions *removed* on a decrease, in 1/1024 (512 = 1/2).
+ *
+ * Between congestion events a flow grows by one packet per RTT in both
+ * modes (the caller does that).  At each congestion event:
+ *
+ *   mode unknown, no cycle begun:   a <- a(1 - beta); bc <- a; cycle begun
+ *   mode unknown, cycle begun:      fair <- (a - bc) / beta;
+ *                                   a <- fair(1 - eps); bc <- a; known
+ *   mode known, a < fair - tol:     (flows joined) a <- a(1 - beta);
+ *                                   unknown, no cycle begun
+ *   mode known, a > fair + tol:     (flows left) fair <- a; a <- a(1 - eps)
+ *   mode known, otherwise:          a <- fair(1 - eps)
+ *
+ * Resolutions of the paper's open points (shared/design/bimodal.md §4):
+ * - "At fair" is a band of +-tol, tol = max(tol_min packets, fair*eps/4):
+ *   with one-packet steps and one RTT of feedback delay an exact test
+ *   never holds and flows would keep falling back to the unknown mode.
+ * - A measuring cycle is void when the flow was idle or application
+ *   limited (the caller sets 'dirty'), when its window did not grow
+ *   (a <= bc), or when the measured share is below min_fair packets:
+ *   the flow then cuts by beta and measures again from there.
+ * - fast_remeasure = 1 starts the new measurement at the "flows joined"
+ *   cut itself (bc <- a, cycle begun) instead of one cycle later; the
+ *   paper's rule (0) is the default.
+ * - A timeout is not in the paper: the caller resets the state with
+ *   bimodal_reset() and slow starts as Reno does.
+ */
+#ifndef _BIMODAL_CORE_H
+#define _BIMODAL_CORE_H
+
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <linux/types.h>
+#else
+#include "congavoid_user.h"
+#endif
+
+#define BIMODAL_SHIFT		10
+#define BIMODAL_ONE		BIT(BIMODAL_SHIFT)
+#define BIMODAL_MIN_CWND	2U
+
+enum bimodal_mode {
+	BIMODAL_UNKNOWN = 0,	/* fair share unknown */
+	BIMODAL_KNOWN = 1,	/* fair share known */
+};
+
+/* Which branch of Fig. 1 an event took (for the tracepoint). */
+enum bimodal_reason {
+	BIMODAL_BEGIN = 0,	/* unknown: beta cut, measuring cycle begins */
+	BIMODAL_MEASURED,	/* unknown: fair share computed */
+	BIMODAL_VOID,		/* unknown: cycle void, beta cut, measure again */
+	BIMODAL_JOINED,		/* known, below fair: beta cut, back to unknown */
+	BIMODAL_LEFT,		/* known, above fair: fair <- a, eps cut */
+	BIMODAL_AT_FAIR,	/* known, at fair: a <- fair (1 - eps) */
+	BIMODAL_TIMEOUT,	/* retransmission timeout: reset (caller) */
+};
+
+struct bimodal_params {
+	u32 beta;		/* fraction removed in the unknown mode, /1024 */
+	u32 epsilon;		/* fraction removed in the known mode, /1024 */
+	u32 tol_min;		/* smallest half-width of the "at fair" band, packets */
+	u32 min_fair;		/* smallest share trusted, packets */
+	bool fast_remeasure;
+};
+
+struct bimodal_state {
+	u32 fair;		/* fair share, packets << BIMODAL_SHIFT */
+	u32 bc;			/* window at the start of the cycle, packets */
+	u8 mode;		/* enum bimodal_mode */
+	u8 cc;			/* a measuring cycle has begun */
+	u8 dirty;		/* idle or application limited since the last event */
+};
+
+static inline void bimodal_reset(struct bimodal_state *s)
+{
+	s->fair = 0;
+	s->bc = 0;
+	s->mode = BIMODAL_UNKNOWN;
+	s->cc = 0;
+	s->dirty = 0;
+}
+
+/* a * (1024 - frac) / 1024, rounded to nearest, in packets */
+static inline u32 bimodal_cut(u32 a, u32 frac)
+{
+	return (u32)(((u64)a * (1024 - frac) + 512) >> 10);
+}
+
+/* fair * (1 - eps), fair in fixed point, result in packets (rounded) */
+static inline u32 bimodal_below_fair(u32 fair, u32 eps)
+{
+	return (u32)(((u64)fair * (1024 - eps) + (1U << (BIMODAL_SHIFT + 9)))
+		     >> (BIMODAL_SHIFT + 10));
+}
+
+/* Half-width of the "at fair" band, fixed point. */
+static inline u32 bimodal_tolerance(const struct bimodal_state *s,
+				    const struct bimodal_params *p)
+{
+	u32 t = (u32)(((u64)s->fair * p->epsilon) >> 12);	/* fair*eps/4 */
+
+	return t > (p->tol_min << BIMODAL_SHIFT) ? t : p->tol_min << BIMODAL_SHIFT;
+}
+
+/*
+ * One congestion event with window a (packets).  Updates the state and
+ * returns the new window, at least BIMODAL_MIN_CWND.
+ */
+static inline u32 bimodal_congestion(struct bimodal_state *s,
+				     const struct bimodal_params *p, u32 a,
+				     enum bimodal_reason *reason)
+{
+	u64 a_fp = (u64)a << BIMODAL_SHIFT;
+	u32 next, tol;
+
+	if (s->mode == BIMODAL_UNKNOWN) {
+		if (!s->cc) {
+			*reason = BIMODAL_BEGIN;
+			next = bimodal_cut(a, p->beta);
+		} else {
+			u64 fair = 0;
+
+			if (!s->dirty && a > s->bc)
+				fair = div64_u64((u64)(a - s->bc) << (BIMODAL_SHIFT + 10),
+						 p->beta);
+			if (fair < ((u64)p->min_fair << BIMODAL_SHIFT) ||
+			    fair > U32_MAX) {
+				*reason = BIMODAL_VOID;
+				next = bimodal_cut(a, p->beta);
+			} else {
+				*reason = BIMODAL_MEASURED;
+				s->fair = (u32)fair;
+				s->mode = BIMODAL_KNOWN;
+				next = bimodal_below_fair(s->fair, p->epsilon);
+			}
+		}
+		s->cc = 1;
+	} else {
+		tol = bimodal_tolerance(s, p);
+		if (a_fp + tol < s->fair) {
+			*reason = BIMODAL_JOINED;
+			next = bimodal_cut(a, p->beta);
+			s->mode = BIMODAL_UNKNOWN;
+			s->cc = p->fast_remeasure;
+		} else if (a_fp > (u64)s->fair + tol && a_fp <= U32_MAX) {
+			*reason = BIMODAL_LEFT;
+			s->fair = (u32)a_fp;
+			next = bimodal_cut(a, p->epsilon);
+		} else {
+			*reason = BIMODAL_AT_FAIR;
+			next = bimodal_below_fair(s->fair, p->epsilon);
+		}
+	}
+	if (next < BIMODAL_MIN_CWND)
+		next = BIMODAL_MIN_CWND;
+	s->bc = next;
+	s->dirty = 0;
+	return next;
+}
+
+#endif /* _BIMODAL_CORE_H */

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the Bimodal state machine (bimodal_core.h) in the paper's
+ * synchronous model: every RTT each flow adds one packet; when the sum of
+ * the windows exceeds the capacity B (BDP + buffer, in packets) every flow
+ * sees one congestion event.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bimodal_core.h"
+
+#define MAXF	16
+
+struct model {
+	struct bimodal_params p;
+	struct bimodal_state s[MAXF];
+	u32 a[MAXF];
+	bool on[MAXF];
+	u32 n;			/* flows ever created */
+	u32 cap;		/* B */
+	u64 sum_steps, steps;	/* for efficiency */
+	u32 events;
+};
+
+static const struct bimodal_params eps8 = {
+	.beta = 512, .epsilon = 128, .tol_min = 2, .min_fair = 8,
+};
+
+static void model_init(struct model *m, const struct bimodal_params *p,
+		       u32 cap)
+{
+	memset(m, 0, sizeof(*m));
+	m->p = *p;
+	m->cap = cap;
+}
+
+static void add_flow(struct model *m, u32 a)
+{
+	bimodal_reset(&m->s[m->n]);
+	m->a[m->n] = a;
+	m->on[m->n] = true;
+	m->n++;
+}
+
+static u32 total(const struct model *m)
+{
+	u32 i, t = 0;
+
+	for (i = 0; i < m->n; i++)
+		if (m->on[i])
+			t += m->a[i];
+	return t;
+}
+
+/* Run RTT steps until @events more congestion events happened. */
+static void run_events(struct model *m, u32 events)
+{
+	enum bimodal_reason r;
+	u32 i, end = m->events + events;
+
+	while (m->events < end) {
+		if (total(m) > m->cap) {
+			for (i = 0; i < m->n; i++)
+				if (m->on[i])
+					m->a[i] = bimodal_congestion(&m->s[i], &m->p,
+								     m->a[i], &r);
+			m->events++;
+			continue;
+		}
+		m->sum_steps += total(m);
+		m->steps++;
+		for (i = 0; i < m->n; i++)
+			if (m->on[i])
+				m->a[i]++;
+	}
+}
+
+static double fair_pkts(const struct model *m, u32 i)
+{
+	return (double)m->s[i].fair / BIMODAL_ONE;
+}
+
+static void assert_fair_near(const struct model *m, double want, double tol)
+{
+	u32 i;
+
+	for (i = 0; i < m->n; i++) {
+		if (!m->on[i])
+			continue;
+		assert_int_equal(m->s[i].mode, BIMODAL_KNOWN);
+		if (fair_pkts(m, i) < want - tol || fair_pkts(m, i) > want + tol)
+			fail_msg("flow %u: fair %.2f, want %.2f +- %.2f", i,
+				 fair_pkts(m, i), want, tol);
+	}
+}
+
+/* n flows from unequal windows know fair = B/n after two events, and keep it. */
+static void converge(u32 n)
+{
+	static const u32 start[] = { 5, 10, 20, 60, 3, 8, 13, 1, 40, 7 };
+	struct model m;
+	u32 i, k;
+	double want;
+
+	model_init(&m, &eps8, 400);
+	for (i = 0; i < n; i++)
+		add_flow(&m, start[i]);
+	run_events(&m, 2);
+	want = (double)m.cap / n;
+	/* within the tolerance band: one packet per flow of overshoot */
+	assert_fair_near(&m, want, 2.0);
+	for (k = 0; k < 20; k++) {
+		run_events(&m, 1);
+		assert_fair_near(&m, want, 2.0);
+		/* every window is the same after the first cycle in the known mode */
+		for (i = 1; i < n; i++)
+			assert_int_equal(m.a[i], m.a[0]);
+	}
+}
+
+static void test_converge_2(void **state) { (void)state; converge(2); }
+static void test_converge_4(void **state) { (void)state; converge(4); }
+static void test_converge_10(void **state) { (void)state; converge(10); }
+
+/* Efficiency over the known mode's cycles: 1 - eps/2 of B. */
+static void efficiency(u32 eps, double want)
+{
+	struct bimodal_params p = eps8;
+	struct model m;
+	double eff;
+
+	p.epsilon = eps;
+	model_init(&m, &p, 2000);
+	add_flow(&m, 10);
+	add_flow(&m, 30);
+	run_events(&m, 4);
+	m.sum_steps = 0;
+	m.steps = 0;
+	run_events(&m, 40);
+	eff = (double)m.sum_steps / m.steps / m.cap;
+	if (eff < want - 0.01 || eff > want + 0.01)
+		fail_msg("eps %u/1024: efficiency %.4f, want %.4f", eps, eff, want);
+}
+
+static void test_efficiency(void **state)
+{
+	(void)state;
+	efficiency(512, 0.75);
+	efficiency(341, 1 - 341.0 / 2048);	/* 1/3: 83.3% */
+	efficiency(128, 0.9375);
+}
+
+static double jain3(const u32 *a)
+{
+	double s = (double)a[0] + a[1] + a[2];
+	double q = (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2];
+
+	return s * s / (3 * q);
+}
+
+/* A join sends everyone back to the unknown mode; they re-converge to B/3. */
+static void test_join(void **state)
+{
+	struct bimodal_params p = eps8;
+	struct model m;
+
+	(void)state;
+	p.epsilon = 512;	/* eps = beta, as the paper's dynamic runs */
+	model_init(&m, &p, 300);
+	add_flow(&m, 10);
+	add_flow(&m, 50);
+	run_events(&m, 4);
+	assert_fair_near(&m, 150, 2.0);
+	add_flow(&m, 2);
+	run_events(&m, 1);
+	assert_int_equal(m.s[0].mode, BIMODAL_UNKNOWN);
+	assert_int_equal(m.s[1].mode, BIMODAL_UNKNOWN);
+	/*
+	 * One cycle to begin measuring (cc <- 0), one to measure.  The
+	 * flows measure in different cycles, so the shares are equal only
+	 * within the "at fair" band (fair * eps / 4 = 12.5% here), where
+	 * they then stay: 92/92/100 in this run, windows 46/46/50.
+	 */
+	run_events(&m, 8);
+	assert_fair_near(&m, 100, 100 * 0.125);
+	assert_true(jain3(m.a) > 0.99);
+}
+
+
+/* fast_remeasure measures from the "joined" cut itself: one event sooner. */
+static void test_join_fast_remeasure(void **state)
+{
+	struct bimodal_params p = eps8;
+	struct model m;
+
+	(void)state;
+	p.epsilon = 512;
+	p.fast_remeasure = true;
+	model_init(&m, &p, 300);
+	add_flow(&m, 10);
+	add_flow(&m, 50);
+	run_events(&m, 4);
+	add_flow(&m, 2);
+	run_events(&m, 1);
+	assert_int_equal(m.s[0].cc, 1);
+	assert_int_equal(m.s[0].bc, m.a[0]);
+	/* every flow measures in the same cycle: exactly B/3 */
+	run_events(&m, 1);
+	assert_fair_near(&m, 100, 2.0);
+	run_events(&m, 5);
+	assert_fair_near(&m, 100, 2.0);
+	assert_int_equal(m.a[0], m.a[2]);
+}
+
+/* A leave is seen as "above fair": fair rises to the window at the event. */
+static void test_leave(void **state)
+{
+	struct model m;
+	u32 before;
+
+	(void)state;
+	model_init(&m, &eps8, 400);
+	add_flow(&m, 10);
+	add_flow(&m, 20);
+	add_flow(&m, 30);
+	add_flow(&m, 40);
+	run_events(&m, 6);
+	assert_fair_near(&m, 100, 2.0);
+	before = m.s[0].fair;
+	m.on[2] = false;
+	m.on[3] = false;
+	run_events(&m, 1);
+	assert_int_equal(m.s[0].mode, BIMODAL_KNOWN);
+	assert_true(m.s[0].fair > before);
+	/* the survivors hold fair = their window at the event, above 100 */
+	assert_true(fair_pkts(&m, 0) > 150);
+}
+
+/* Branch by branch, with exact numbers. */
+static void test_branches(void **state)
+{
+	struct bimodal_state s;
+	enum bimodal_reason r;
+
+	(void)state;
+	bimodal_reset(&s);
+	assert_int_equal(bimodal_congestion(&s, &eps8, 40, &r), 20);
+	assert_int_equal(r, BIMODAL_BEGIN);
+	assert_int_equal(s.bc, 20);
+	/* a - bc = 16 over beta 1/2: fair 32; a <- 32 * 7/8 = 28 */
+	assert_int_equal(bimodal_congestion(&s, &eps8, 36, &r), 28);
+	assert_int_equal(r, BIMODAL_MEASURED);
+	assert_int_equal(s.fair, 32 * BIMODAL_ONE);
+	/* tolerance max(2, 32/32) = 2 packets: 30..34 is "at fair" */
+	assert_int_equal(bimodal_congestion(&s, &eps8, 34, &r), 28);
+	assert_int_equal(r, BIMODAL_AT_FAIR);
+	assert_int_equal(bimodal_congestion(&s, &eps8, 35, &r), 31);	/* 35*7/8 */
+	assert_int_equal(r, BIMODAL_LEFT);
+	assert_int_equal(s.fair, 35 * BIMODAL_ONE);
+	assert_int_equal(bimodal_congestion(&s, &eps8, 32, &r), 16);
+	assert_int_equal(r, BIMODAL_JOINED);
+	assert_int_equal(s.mode, BIMODAL_UNKNOWN);
+	assert_int_equal(s.cc, 0);
+	/* idle/app-limited cycle, or no growth: void, beta cut, measure again */
+	assert_int_equal(bimodal_congestion(&s, &eps8, 30, &r), 15);
+	assert_int_equal(r, BIMODAL_BEGIN);
+	s.dirty = 1;
+	assert_int_equal(bimodal_congestion(&s, &eps8, 40, &r), 20);
+	assert_int_equal(r, BIMODAL_VOID);
+	assert_int_equal(s.cc, 1);
+	assert_int_equal(s.dirty, 0);
+	assert_int_equal(bimodal_congestion(&s, &eps8, 20, &r), 10);
+	assert_int_equal(r, BIMODAL_VOID);
+	/* a share under min_fair (8) is not trusted */
+	assert_int_equal(bimodal_congestion(&s, &eps8, 13, &r), 7);
+	assert_int_equal(r, BIMODAL_VOID);
+	/* never below two packets */
+	bimodal_reset(&s);
+	assert_int_equal(bimodal_congestion(&s, &eps8, 2, &r), 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_branches),
+		cmocka_unit_test(test_converge_2),
+		cmocka_unit_test(test_converge_4),
+		cmocka_unit_test(test_converge_10),
+		cmocka_unit_test(test_efficiency),
+		cmocka_unit_test(test_join),
+		cmocka_unit_test(test_join_fast_remeasure),
+		cmocka_unit_test(test_leave),
+	};
+
+	return cmocka_run_group_tests_name("bimodal_core", tests, NULL, NULL);
+}

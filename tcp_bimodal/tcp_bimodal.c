@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp_bimodal.c	Bimodal congestion avoidance and control as a TCP
+ *			congestion control.
+ *
+ * A. Attie, A. Lahanas and V. Tsaoussidis, "Beyond AIMD: Explicit Fair-share
+ * Calculation" (Bimodal Congestion Avoidance and Control).
+ *
+ * AIMD that measures its fair share.  In the "fair share unknown" mode a
+ * congestion event cuts the window by beta and starts a measuring cycle;
+ * at the next event the growth since then, divided by beta, is the flow's
+ * share of the capacity (every flow gained the same amount while the
+ * total refilled the beta that all of them gave up).  In the "fair share
+ * known" mode each event sets the window to fair * (1 - epsilon), a much
+ * smaller cut; an event below the share means flows joined (back to the
+ * unknown mode), above it that flows left (the share rises).  The state
+ * machine is in bimodal_core.h; this file is the glue.
+ *
+ * A congestion event is what makes the stack call ssthresh(): one per
+ * loss-recovery or ECN (CWR) episode, so ECN marks count as losses do.
+ * Between events the window grows as Reno's (slow start, then one packet
+ * per RTT).
+ *
+ * Choices where the paper is silent (see bimodal_core.h for the others):
+ * - A timeout resets to the unknown mode and slow starts up to the
+ *   window at the event cut by beta, as Reno would.
+ * - A measuring cycle is void if the connection went idle, or if more
+ *   than 1/8 of its ACKs came while it was not cwnd-limited
+ *   (application-limited): its growth would understate the share.
+ * - undo_cwnd (a spurious loss) restores the whole state as it was
+ *   before the event.
+ * - When fair * (1 - epsilon) is above the window the flow had at the
+ *   event (a flow below its share), the window is not raised in one step
+ *   at the end of recovery: it restarts from the beta cut of that window
+ *   and slow starts up to the new value.
+ */
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/inet_diag.h>
+#include <net/tcp.h>
+
+#include "congavoid_compat.h"
+#include "bimodal_core.h"
+
+#define CREATE_TRACE_POINTS
+#include "bimodal_trace.h"
+
+static struct bimodal_params bimodal_params __read_mostly = {
+	.beta		= 512,		/* 1/2 */
+	.epsilon	= 128,		/* 1/8 */
+	.tol_min	= 2,
+	.min_fair	= 8,
+	.fast_remeasure	= false,
+};
+
+static int param_set_fraction(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 1023);
+}
+
+static int param_set_packets(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 65536);
+}
+
+static const struct kernel_param_ops fraction_ops = {
+	.set = param_set_fraction,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops packets_ops = {
+	.set = param_set_packets,
+	.get = param_get_uint,
+};
+
+module_param_cb(beta, &fraction_ops, &bimodal_params.beta, 0644);
+MODULE_PARM_DESC(beta, "fraction of the window removed in the fair-share-unknown mode, /1024 (1-1023, default 512 = 1/2)");
+module_param_cb(epsilon, &fraction_ops, &bimodal_params.epsilon, 0644);
+MODULE_PARM_DESC(epsilon, "fraction of the fair share removed in the fair-share-known mode, /1024 (1-1023, default 128 = 1/8; the paper also uses 512 and 341)");
+module_param_cb(tolerance, &packets_ops, &bimodal_params.tol_min, 0644);
+MODULE_PARM_DESC(tolerance, "smallest half-width of the \"at fair share\" band, packets (1-65536, default 2; the band is max(this, fair*epsilon/4))");
+module_param_cb(min_fair, &packets_ops, &bimodal_params.min_fair, 0644);
+MODULE_PARM_DESC(min_fair, "smallest measured fair share trusted, packets (1-65536, default 8)");
+module_param_named(fast_remeasure, bimodal_params.fast_remeasure, bool, 0644);
+MODULE_PARM_DESC(fast_remeasure, "after flows join, measure from that cut instead of one cycle later (default N = the paper's rule)");
+
+struct bimodal_ca {
+	struct bimodal_state st;
+	struct bimodal_state undo;	/* state before the last event */
+	u32 loss_cwnd;			/* window at the last event */
+	u32 events;			/* congestion events */
+	u16 acks;			/* ACKs in this cycle */
+	u16 unlimited;			/* of which not cwnd-limited */
+};
+
+static void bimodal_init(struct sock *sk)
+{
+	struct bimodal_ca *ca = inet_csk_ca(sk);
+
+	memset(ca, 0, sizeof(*ca));
+	bimodal_reset(&ca->st);
+}
+
+static void bimodal_read_params(struct bimodal_params *p)
+{
+	p->beta = READ_ONCE(bimodal_params.beta);
+	p->epsilon = READ_ONCE(bimodal_params.epsilon);
+	p->tol_min = READ_ONCE(bimodal_params.tol_min);
+	p->min_fair = READ_ONCE(bimodal_params.min_fair);
+	p->fast_remeasure = READ_ONCE(bimodal_params.fast_remeasure);
+}
+
+static u32 bimodal_ssthresh(struct sock *sk)
+{
+	struct bimodal_ca *ca = inet_csk_ca(sk);
+	u32 cwnd = tcp_snd_cwnd(tcp_sk(sk));
+	enum bimodal_reason reason;
+	struct bimodal_params p;
+	u8 before = ca->st.mode;
+	u32 next;
+
+	bimodal_read_params(&p);
+	ca->undo = ca->st;
+	ca->loss_cwnd = cwnd;
+	if (ca->unlimited > ca->acks / 8)
+		ca->st.dirty = 1;
+	ca->acks = 0;
+	ca->unlimited = 0;
+	next = bimodal_congestion(&ca->st, &p, cwnd, &reason);
+	ca->events++;
+	trace_bimodal_event(sk, before, ca->st.mode, cwnd, next, ca->st.fair,
+			    ca->st.bc, reason);
+	return next;
+}
+
+static void bimodal_cong_avoid(struct sock *sk, u32 ack, u32 acked)
+{
+	struct bimodal_ca *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	if (ca->acks < U16_MAX)
+		ca->acks++;
+	if (!tcp_is_cwnd_limited(sk)) {
+		if (ca->unlimited < U16_MAX)
+			ca->unlimited++;
+		return;
+	}
+	if (tcp_in_slow_start(tp)) {
+		acked = tcp_slow_start(tp, acked);
+		if (!acked)
+			return;
+	}
+	tcp_cong_avoid_ai(tp, tcp_snd_cwnd(tp), acked);
+}
+
+static void bimodal_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
+{
+	struct bimodal_ca *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 start;
+
+	switch (ev) {
+	case CA_EVENT_TX_START:
+	case CA_EVENT_CWND_RESTART:
+		ca->st.dirty = 1;	/* idle: this cycle measures nothing */
+		break;
+	case CA_EVENT_LOSS:
+		/* a timeout, after ssthresh(): start over as Reno would */
+		trace_bimodal_event(sk, ca->st.mode, BIMODAL_UNKNOWN,
+				    ca->loss_cwnd, 1, 0, 0, BIMODAL_TIMEOUT);
+		bimodal_reset(&ca->st);
+		tp->snd_ssthresh = max(bimodal_cut(ca->loss_cwnd,
+						   READ_ONCE(bimodal_params.beta)),
+				       BIMODAL_MIN_CWND);
+		break;
+	case CA_EVENT_COMPLETE_CWR:
+		/*
+		 * The stack has just set cwnd = ssthresh.  Raised above the
+		 * window at the event, that would be a burst: slow start
+		 * up to it instead.
+		 */
+		if (tcp_snd_cwnd(tp) > ca->loss_cwnd) {
+			start = max(bimodal_cut(ca->loss_cwnd,
+						READ_ONCE(bimodal_params.beta)),
+				    BIMODAL_MIN_CWND);
+			tcp_snd_cwnd_set(tp, start);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void bimodal_set_state(struct sock *sk, u8 new_state)
+{
+	struct bimodal_ca *ca = inet_csk_ca(sk);
+
+	if (new_state == TCP_CA_Loss)
+		bimodal_reset(&ca->st);
+}
+
+static u32 bimodal_undo_cwnd(struct sock *sk)
+{
+	struct bimodal_ca *ca = inet_csk_ca(sk);
+
+	ca->st = ca->undo;
+	return max(tcp_snd_cwnd(tcp_sk(sk)), ca->loss_cwnd);
+}
+
+/*
+ * ss -ti shows the state through struct tcp_dctcp_info:
+ *   ce_state = mode (0 fair share unknown, 1 known) + 2 * cycle begun,
+ *   alpha = fair share (packets), ab_ecn = bc (window at the start of the
+ *   cycle, packets), ab_tot = congestion events.
+ */
+static size_t bimodal_get_info(struct sock *sk, u32 ext, int *attr,
+			       union tcp_cc_info *info)
+{
+	const struct bimodal_ca *ca = inet_csk_ca(sk);
+
+	if (ext & (1 << (INET_DIAG_DCTCPINFO - 1)) ||
+	    ext & (1 << (INET_DIAG_VEGASINFO - 1))) {
+		memset(&info->dctcp, 0, sizeof(info->dctcp));
+		info->dctcp.dctcp_enabled = 1;
+		info->dctcp.dctcp_ce_state = READ_ONCE(ca->st.mode) |
+					     READ_ONCE(ca->st.cc) << 1;
+		info->dctcp.dctcp_alpha = READ_ONCE(ca->st.fair) >> BIMODAL_SHIFT;
+		info->dctcp.dctcp_ab_ecn = READ_ONCE(ca->st.bc);
+		info->dctcp.dctcp_ab_tot = READ_ONCE(ca->events);
+		*attr = INET_DIAG_DCTCPINFO;
+		return sizeof(info->dctcp);
+	}
+	return 0;
+}
+
+static struct tcp_congestion_ops bimodal __read_mostly = {
+	.init		= bimodal_init,
+	.ssthresh	= bimodal_ssthresh,
+	.cong_avoid	= bimodal_cong_avoid,
+	.cwnd_event	= bimodal_cwnd_event,
+	.set_state	= bimodal_set_state,
+	.undo_cwnd	= bimodal_undo_cwnd,
+	.get_info	= bimodal_get_info,
+	.owner		= THIS_MODULE,
+	.name		= "bimodal",
+};
+
+static int __init bimodal_register(void)
+{
+	BUILD_BUG_ON(sizeof(struct bimodal_ca) > ICSK_CA_PRIV_SIZE);
+	return tcp_register_congestion_control(&bimodal);
+}
+
+static void __exit bimodal_unregister(void)
+{
+	tcp_unregister_congestion_control(&bimodal);
+}
+
+module_init(bimodal_register);
+module_exit(bimodal_unregister);
+
+MODULE_AUTHOR("congavoid developers");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Bimodal congestion avoidance and control (Attie, Lahanas & Tsaoussidis) as TCP congestion control");
