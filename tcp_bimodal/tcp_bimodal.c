@@ -166,10 +166,12 @@ static void bimodal_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 		ca->st.dirty = 1;	/* idle: this cycle measures nothing */
 		break;
 	case CA_EVENT_LOSS:
-		/* a timeout, after ssthresh(): start over as Reno would */
-		trace_bimodal_event(sk, ca->st.mode, BIMODAL_UNKNOWN,
-				    ca->loss_cwnd, 1, 0, 0, BIMODAL_TIMEOUT);
-		bimodal_reset(&ca->st);
+		/*
+		 * A timeout, right after ssthresh(): slow start to what Reno
+		 * would.  (The state is reset in set_state(), which also runs
+		 * for a timeout during recovery, when the stack skips both
+		 * ssthresh() and this event.)
+		 */
 		tp->snd_ssthresh = max(bimodal_cut(ca->loss_cwnd,
 						   READ_ONCE(bimodal_params.beta)),
 				       BIMODAL_MIN_CWND);
@@ -196,8 +198,12 @@ static void bimodal_set_state(struct sock *sk, u8 new_state)
 {
 	struct bimodal_ca *ca = inet_csk_ca(sk);
 
-	if (new_state == TCP_CA_Loss)
+	if (new_state == TCP_CA_Loss) {
+		trace_bimodal_event(sk, ca->st.mode, BIMODAL_UNKNOWN,
+				    tcp_snd_cwnd(tcp_sk(sk)), 1, 0, 0,
+				    BIMODAL_TIMEOUT);
 		bimodal_reset(&ca->st);
+	}
 }
 
 static u32 bimodal_undo_cwnd(struct sock *sk)
