@@ -29,6 +29,7 @@ typedef int64_t s64;
 
 #define min_t(type, a, b)	((type)(a) < (type)(b) ? (type)(a) : (type)(b))
 #define max_t(type, a, b)	((type)(a) > (type)(b) ? (type)(a) : (type)(b))
+#define clamp_t(type, v, lo, hi)	min_t(type, max_t(type, v, lo), hi)
 
 static inline u64 div64_u64(u64 a, u64 b)
 {

@@ -103,15 +103,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# veth_pair NS_A DEV_A NS_B DEV_B ADDR_A ADDR_B: a /24-less point-to-point
-# link with offloads off, addresses ADDR/24.
+# veth_pair NS_A DEV_A NS_B DEV_B ADDR_A ADDR_B: a point-to-point link with
+# offloads off, addresses ADDR/24 (none if empty).
 veth_pair() {
 	local na=$1 da=$2 nb=$3 db=$4 aa=$5 ab=$6
 	ip link add name "$da" netns "$na" type veth peer name "$db" netns "$nb" || return 1
 	ip netns exec "$na" ethtool -K "$da" tso off gso off gro off >/dev/null 2>&1
 	ip netns exec "$nb" ethtool -K "$db" tso off gso off gro off >/dev/null 2>&1
-	ip -n "$na" addr add "$aa/24" dev "$da"
-	ip -n "$nb" addr add "$ab/24" dev "$db"
+	[ -z "$aa" ] || ip -n "$na" addr add "$aa/24" dev "$da"
+	[ -z "$ab" ] || ip -n "$nb" addr add "$ab/24" dev "$db"
 	ip -n "$na" link set dev "$da" up
 	ip -n "$nb" link set dev "$db" up
 }
@@ -239,4 +239,25 @@ require_module() {
 			exit $ksft_skip
 		fi
 	done
+}
+
+# wire_link NS_A DEV_A NS_B DEV_B ADDR_A ADDR_B DELAY: a point-to-point link
+# A - W - B through a "wire" namespace W that delays both directions by
+# DELAY (netem on W's egresses, mirred between W's two ends), so that A's
+# and B's root qdiscs stay free for the qdisc under test.  Ethernet frames
+# of any type cross it.  Addresses ADDR/24.
+wire_link() {
+	local na=$1 da=$2 nb=$3 db=$4 aa=$5 ab=$6 delay=$7 w d
+	setup_ns W || return 1
+	w=$W
+	veth_pair "$na" "$da" "$w" wa "" "" || return 1
+	veth_pair "$w" wb "$nb" "$db" "" "" || return 1
+	ip -n "$na" addr add "$aa/24" dev "$da"
+	ip -n "$nb" addr add "$ab/24" dev "$db"
+	for d in wa wb; do
+		ip netns exec "$w" tc qdisc add dev "$d" root netem delay "$delay" limit 100000
+		ip netns exec "$w" tc qdisc add dev "$d" clsact
+	done
+	ip netns exec "$w" tc filter add dev wa ingress matchall action mirred egress redirect dev wb
+	ip netns exec "$w" tc filter add dev wb ingress matchall action mirred egress redirect dev wa
 }

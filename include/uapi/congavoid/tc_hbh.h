@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * Netlink interface of the "hbh" qdisc (sch_hbh), shared by the kernel
+ * module and the tc plugin q_hbh.so, and the layout of the feedback frames
+ * neighbouring hbh nodes exchange.
+ */
+#ifndef _UAPI_CONGAVOID_TC_HBH_H
+#define _UAPI_CONGAVOID_TC_HBH_H
+
+#include <linux/types.h>
+
+enum {
+	TCA_HBH_UNSPEC,
+	TCA_HBH_RATE,		/* u64: link rate C, bytes/s (required at creation) */
+	TCA_HBH_LIMIT,		/* u32: packets queued in total */
+	TCA_HBH_FLOW_LIMIT,	/* u32: packets queued per flow */
+	TCA_HBH_SETPOINT,	/* u32: x*, packets, <= limit and flow_limit; 0 = dynamic */
+	TCA_HBH_PERIOD,		/* u32: feedback period T, ns */
+	TCA_HBH_ALPHA,		/* u32: estimator gain, 1/1024 */
+	TCA_HBH_BETA,		/* u32: controller gain, 1/1024 */
+	TCA_HBH_RISE,		/* u64: gradual-start step per report, bytes/s; 0: rate/64 */
+	TCA_HBH_RATE_MIN,	/* u64: lowest controlled rate, bytes/s; 0: rate/1024 */
+	TCA_HBH_HOPRTT,		/* u32: feedback loop delay (hop round trip), ns */
+	TCA_HBH_MODE,		/* u8: enum tc_hbh_mode */
+	TCA_HBH_PAD,
+	__TCA_HBH_MAX
+};
+
+#define TCA_HBH_MAX	(__TCA_HBH_MAX - 1)
+
+/* Dumps carry the values in use: RISE and RATE_MIN after their defaults. */
+
+enum tc_hbh_mode {
+	TC_HBH_MODE_HBH,	/* control every flow from the next hop's feedback */
+	TC_HBH_MODE_E2E,	/* control only at the source, from the bottleneck */
+	TC_HBH_MODE_FIFO,	/* one shaped drop-tail queue, no feedback */
+};
+
+#define HBH_SCALE		1024U		/* alpha, beta */
+#define HBH_LIMIT_MAX		1000000U
+#define HBH_RATE_MAX		(1ULL << 40)	/* bytes/s (8.8 Tbit/s) */
+#define HBH_PERIOD_MIN		100000U		/* 100 us */
+#define HBH_PERIOD_MAX		1000000000U	/* 1 s */
+#define HBH_HOPRTT_MIN		10000U		/* 10 us */
+#define HBH_HOPRTT_MAX		4000000000U	/* 4 s */
+
+/* TCA_STATS_APP; newer members are only ever appended. */
+struct tc_hbh_xstats {
+	__u32 flows;		/* flows in the table */
+	__u32 throttled;	/* flows waiting for their next send time */
+	__u64 fb_sent;		/* feedback frames sent upstream */
+	__u64 fb_received;	/* feedback frames accepted */
+	__u64 fb_rejected;	/* frames refused: malformed, truncated, stale */
+	__u64 fb_entries_ignored; /* entries naming no flow of this qdisc */
+	__u64 overlimit_dropped; /* drops because "limit" was reached */
+	__u64 flow_dropped;	/* drops because "flow_limit" was reached */
+	__u64 flows_gc;		/* idle flows collected */
+	__u64 flow_overflow;	/* packets queued unclassified: table full */
+	__u32 controlled;	/* flows whose rate the next hop controls */
+	__u32 pad;
+};
+
+/*
+ * Feedback frames: Ethertype HBH_ETH_P, link-local, all fields in network
+ * byte order.  A header is followed by "count" entries; one entry per flow
+ * the sender (the downstream node) receives from the node it sends to.
+ * Counters are cumulative, so lost frames cost nothing but freshness.
+ */
+#define HBH_ETH_P		0x88B5		/* IEEE 802 local experimental 1 */
+#define HBH_FB_MAGIC		0x4842		/* "HB" */
+#define HBH_FB_VERSION		1
+#define HBH_FB_TYPE_REPORT	1
+
+struct hbh_fb_hdr {
+	__be16 magic;
+	__u8 version;
+	__u8 type;
+	__be16 count;		/* entries that follow */
+	__be16 reserved;	/* zero */
+	__be32 node;		/* sender's id, random per qdisc */
+	__be32 seq;		/* per sender, +1 per frame */
+	__be64 t_meas;		/* sender's clock at the measurement, ns */
+};
+
+#define HBH_FB_FAMILY_IPV4	4
+#define HBH_FB_FAMILY_IPV6	6
+
+struct hbh_fb_entry {
+	__be32 saddr[4];	/* IPv4: saddr[0] only, rest zero */
+	__be32 daddr[4];
+	__be16 sport;
+	__be16 dport;
+	__u8 proto;
+	__u8 family;		/* HBH_FB_FAMILY_* */
+	__be16 reserved;	/* zero */
+	__be32 q_pkts;		/* packets of the flow queued at the sender */
+	__be32 q_bytes;
+	__be32 setpoint;	/* x* for this flow at the sender, bytes */
+	__be32 origin;		/* node whose queue this is (e2e relays) */
+	__be64 arrived;		/* cumulative bytes of the flow arrived (incl. drops) */
+	__be64 departed;	/* cumulative bytes of the flow sent on */
+};
+
+#endif /* _UAPI_CONGAVOID_TC_HBH_H */

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Hop-by-hop rate control: the per-flow rate law (P. P. Mishra and
+ * H. Kanakia, "A Hop by Hop Rate-based Congestion Control Scheme",
+ * SIGCOMM '92, section 3; shared/design/hbh.md section 1).
+ *
+ * An upstream node U sends each flow towards a downstream node D at a rate
+ * lambda.  Every period T, D reports the flow's occupancy x at D and its
+ * cumulative arrivals and departures at D.  At each report U:
+ *
+ *   measures D's service rate	m = delta(departed) / delta(t_meas)
+ *   estimates it		m^ <- alpha * m + (1 - alpha) * m^	(Eq 3)
+ *   predicts the occupancy at the time the new rate reaches D
+ *				x^ = x + (sent - arrived) - m^ * H	(Eq 2)
+ *   and sets			lambda = m^ + beta * (x* - x^) / H	(Eq 1)
+ *
+ * clamped to [rate_min, C], where H is the feedback loop delay (the hop's
+ * round trip: a report is one way old, and the new rate needs one more way
+ * to reach D).  Eq 2 in the paper sums the rates sent over the last loop
+ * delay; its counter form "sent - arrived" (bytes U has sent minus bytes D
+ * had received at the measurement) is the same quantity and needs no rate
+ * history, and a lost report costs nothing but freshness.  While D's queue
+ * is empty the rate instead rises by "rise" per report, the gradual start
+ * of Eq 4.  The time constant of the loop is tau = H / beta; the paper's
+ * k * T is read as the hop round trip, its more cautious choice.
+ *
+ * Until the first report a flow is uncontrolled (lambda = C): a next hop
+ * without hbh never reports and never throttles anyone.  Where the next
+ * hop is known to report (it did for other flows), a new flow instead
+ * starts at one rise step (hbh_ctl_ramp).
+ *
+ * Rates are bytes per second, times nanoseconds, occupancies bytes; gains
+ * are 1/1024.  Every input a neighbour controls is clamped before it is
+ * used, so no value of a report can overflow an intermediate or divide by
+ * zero (the unit test drives it with 10 Gbit/s rates and 1 ns..10 s
+ * periods).
+ *
+ * This file has no kernel-only calls: it is compiled into sch_hbh and into
+ * its userspace unit test.
+ */
+#ifndef _HBH_CORE_H
+#define _HBH_CORE_H
+
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/types.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/time64.h>
+#else
+#include "congavoid_user.h"
+#endif
+
+#include <congavoid/tc_hbh.h>
+
+#define HBH_DEP_STEP_MAX	BIT_ULL(40)	/* bytes between two reports */
+#define HBH_INFLIGHT_MAX	((s64)BIT_ULL(40))	/* |sent - arrived|, bytes */
+#define HBH_PIPE_SLOP		65536		/* bytes */
+#define HBH_GAP_MAX		(10ULL * NSEC_PER_SEC) /* older: start again */
+#define HBH_M_MAX		(2 * HBH_RATE_MAX)
+
+enum hbh_state {
+	HBH_UNCONTROLLED,	/* no report yet: lambda = C */
+	HBH_BASELINE,		/* one report: counters known, no rate yet */
+	HBH_CONTROLLED,		/* lambda follows the rate law */
+};
+
+enum hbh_update {
+	HBH_UPD_STALE,		/* report not newer than the last: ignored */
+	HBH_UPD_BASELINE,	/* counters (re)started, rate unchanged */
+	HBH_UPD_RISE,		/* D's queue empty: gradual start */
+	HBH_UPD_LAW,		/* lambda from Eq 1 */
+};
+
+struct hbh_params {
+	u64 rate;		/* C, bytes/s, 1..HBH_RATE_MAX */
+	u64 rate_min;		/* bytes/s, 1..rate */
+	u64 rise;		/* bytes/s per report */
+	u64 horizon;		/* H, ns, > 0 */
+	u32 alpha;		/* 1..HBH_SCALE */
+	u32 beta;		/* 1..HBH_SCALE */
+};
+
+/* One entry of a report, in host order. */
+struct hbh_report {
+	u64 t_meas;		/* D's clock, ns */
+	u64 arrived;		/* cumulative bytes of the flow arrived at D */
+	u64 departed;		/* cumulative bytes of the flow D sent on */
+	u32 q_pkts;		/* occupancy at D */
+	u32 q_bytes;
+	u32 setpoint;		/* x*, bytes */
+	u32 origin;		/* whose counters these are */
+};
+
+struct hbh_ctl {
+	u64 rate;		/* lambda, bytes/s */
+	u64 mhat;		/* m^, bytes/s */
+	s64 xhat;		/* last prediction, bytes (for tracing) */
+	s64 offset;		/* sent - arrived at a counter restart */
+	u64 last_t;
+	u64 last_dep;
+	u32 last_origin;
+	u8 state;		/* enum hbh_state */
+};
+
+static inline void hbh_ctl_init(struct hbh_ctl *c, const struct hbh_params *p)
+{
+	*c = (struct hbh_ctl){ .rate = p->rate, .state = HBH_UNCONTROLLED };
+}
+
+/* No report for too long (next hop without hbh, or gone): run free. */
+static inline void hbh_ctl_expire(struct hbh_ctl *c, const struct hbh_params *p)
+{
+	hbh_ctl_init(c, p);
+}
+
+static inline u64 hbh_clamp_rate(u64 rate, const struct hbh_params *p)
+{
+	return clamp_t(u64, rate, p->rate_min, p->rate);
+}
+
+/*
+ * A new flow towards a neighbour known to run hbh: gradual start (Eq 4)
+ * from one rise step instead of the link rate, so that the first round
+ * trip does not flood the next hop before its reports arrive.  The
+ * estimate starts at what is sent; the first report only sets counters.
+ */
+static inline void hbh_ctl_ramp(struct hbh_ctl *c, const struct hbh_params *p)
+{
+	u64 r = hbh_clamp_rate(p->rise, p);
+
+	*c = (struct hbh_ctl){ .rate = r, .mhat = r,
+			       .state = HBH_CONTROLLED };
+}
+
+/* Signed a - b of two cumulative counters, within +-HBH_INFLIGHT_MAX. */
+static inline s64 hbh_counter_diff(u64 a, u64 b)
+{
+	s64 d = (s64)(a - b);
+
+	return clamp_t(s64, d, -HBH_INFLIGHT_MAX, HBH_INFLIGHT_MAX);
+}
+
+/* bytes / ns -> bytes/s, saturating at HBH_M_MAX. */
+static inline u64 hbh_rate_of(u64 bytes, u64 ns)
+{
+	if (bytes >= mul_u64_u64_div_u64(HBH_M_MAX, ns, NSEC_PER_SEC))
+		return HBH_M_MAX;
+	return mul_u64_u64_div_u64(bytes, NSEC_PER_SEC, ns);
+}
+
+/* beta * err / H in bytes/s for |err| bytes, saturating at HBH_M_MAX. */
+static inline u64 hbh_correction(u64 err, const struct hbh_params *p)
+{
+	u64 num = min_t(u64, err, HBH_INFLIGHT_MAX) * p->beta;
+	u64 den = (u64)HBH_SCALE * p->horizon;
+
+	if (num >= mul_u64_u64_div_u64(HBH_M_MAX, den, NSEC_PER_SEC))
+		return HBH_M_MAX;
+	return mul_u64_u64_div_u64(num, NSEC_PER_SEC, den);
+}
+
+static inline void hbh_rebase(struct hbh_ctl *c, const struct hbh_params *p,
+			      const struct hbh_report *r, u64 sent)
+{
+	s64 raw = hbh_counter_diff(sent, r->arrived);
+	s64 pipe = (s64)mul_u64_u64_div_u64(p->rate, p->horizon,
+					     NSEC_PER_SEC);
+
+	/*
+	 * Both ends count the flow from its first packet, so sent - arrived
+	 * is what is on the wire: at most a loop at the link rate, and the
+	 * real loop may be longer than H (timer latency, serialisation), so
+	 * allow twice that and 64 KiB.  Beyond, one end restarted its
+	 * counters (its flow entry was collected and made again) and the
+	 * difference is off by an unknown amount: assume half a loop of data
+	 * in flight.
+	 */
+	if (raw >= 0 && raw <= 2 * pipe + HBH_PIPE_SLOP)
+		c->offset = 0;
+	else
+		c->offset = raw - (s64)mul_u64_u64_div_u64(c->rate, p->horizon,
+							    2 * NSEC_PER_SEC);
+	c->last_t = r->t_meas;
+	c->last_dep = r->departed;
+	c->last_origin = r->origin;
+	if (c->state == HBH_UNCONTROLLED)
+		c->state = HBH_BASELINE;
+}
+
+/*
+ * A report for this flow arrived from the next hop; @sent is what this
+ * node has sent of the flow so far (cumulative bytes).
+ */
+static inline enum hbh_update hbh_ctl_report(struct hbh_ctl *c,
+					     const struct hbh_params *p,
+					     const struct hbh_report *r,
+					     u64 sent)
+{
+	u64 dt, ddep, m, err;
+	s64 xhat;
+
+	if (c->state != HBH_UNCONTROLLED && r->origin == c->last_origin &&
+	    r->t_meas <= c->last_t)
+		return HBH_UPD_STALE;
+	if (c->state == HBH_UNCONTROLLED || r->origin != c->last_origin ||
+	    r->departed < c->last_dep || r->t_meas - c->last_t > HBH_GAP_MAX) {
+		hbh_rebase(c, p, r, sent);
+		return HBH_UPD_BASELINE;
+	}
+
+	/* Eq 3: the service rate at D and its estimate */
+	dt = r->t_meas - c->last_t;
+	ddep = min_t(u64, r->departed - c->last_dep, HBH_DEP_STEP_MAX);
+	m = hbh_rate_of(ddep, dt);
+	if (c->state == HBH_BASELINE)
+		c->mhat = m;
+	else
+		c->mhat = (p->alpha * m + (HBH_SCALE - p->alpha) * c->mhat) /
+			  HBH_SCALE;
+	c->last_t = r->t_meas;
+	c->last_dep = r->departed;
+	c->state = HBH_CONTROLLED;
+
+	/* Eq 2: occupancy at D when a new rate would reach it */
+	xhat = (s64)min_t(u32, r->q_bytes, U32_MAX) +
+	       hbh_counter_diff(hbh_counter_diff(sent, r->arrived), c->offset) -
+	       (s64)mul_u64_u64_div_u64(c->mhat, p->horizon, NSEC_PER_SEC);
+	c->xhat = xhat;
+
+	/* Eq 4: gradual start while D's queue is empty */
+	if (!r->q_pkts) {
+		c->rate = hbh_clamp_rate(c->rate + p->rise, p);
+		return HBH_UPD_RISE;
+	}
+
+	/* Eq 1: steer x^ to x* with time constant H / beta */
+	if (xhat <= (s64)r->setpoint) {
+		err = (u64)((s64)r->setpoint - xhat);
+		c->rate = hbh_clamp_rate(c->mhat + hbh_correction(err, p), p);
+	} else {
+		err = (u64)(xhat - (s64)r->setpoint);
+		m = hbh_correction(err, p);
+		c->rate = hbh_clamp_rate(c->mhat > m ? c->mhat - m : 0, p);
+	}
+	return HBH_UPD_LAW;
+}
+
+/* Time to send @len bytes at @rate bytes/s (rate > 0), ns. */
+static inline u64 hbh_len_ns(u32 len, u64 rate)
+{
+	return div64_u64((u64)len * NSEC_PER_SEC, rate);
+}
+
+/*
+ * The setpoint D reports for a flow, bytes.  Static: @pkts packets of the
+ * flow's mean size.  Dynamic (@pkts == 0, Eq 5): the flow's share of the
+ * buffers, in proportion to its share of the link, x* = (m / C) * B.
+ */
+static inline u32 hbh_setpoint(u32 pkts, u32 avg_len, u64 dep_rate,
+			       u32 limit, u64 rate)
+{
+	u64 x;
+
+	if (pkts)
+		x = (u64)pkts * avg_len;
+	else
+		x = mul_u64_u64_div_u64(min_t(u64, dep_rate, rate),
+					(u64)limit * avg_len, rate);
+	return (u32)clamp_t(u64, x, avg_len, U32_MAX);
+}
+
+/* EWMA with gain 1/8, for the per-flow departure rate and packet size. */
+static inline u64 hbh_ewma8(u64 avg, u64 sample)
+{
+	return avg - (avg >> 3) + (sample >> 3);
+}
+
+#endif /* _HBH_CORE_H */

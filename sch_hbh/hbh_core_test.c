@@ -1,0 +1,1226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the hop-by-hop rate law (hbh_core.h): the estimator (Eq 3),
+ * the counter form of the predictor (Eq 2), the control law (Eq 1) and the
+ * gradual start (Eq 4), the handling of stale, restarted and implausible
+ * reports, the setpoint helpers, overflow safety at the documented extremes
+ * (with a seeded random walk checked against a 128-bit reference), and a
+ * closed-loop packet simulation of one hop.
+ *
+ * Most cases use the paper's 10 Mbit/s link: C = 1 250 000 B/s, H = 20 ms,
+ * alpha = 410/1024 (0.4), beta = 461/1024 (0.45), rise = C/64, rate_min =
+ * C/1024.  The correction for an error of E bytes is then
+ * beta * E / H = E * 461e9 / (1024 * 20e6) = E * 22.509765625 B/s, floored.
+ * Reports are built by hand: D has departed "dep" bytes and holds q bytes,
+ * so it has received dep + q, and U has sent that plus what is in flight
+ * (plus "shift" if one end's counters restarted).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "hbh_core.h"
+
+#define US	1000ULL
+#define MS	1000000ULL
+#define SEC	NSEC_PER_SEC
+#define C10	1250000ULL	/* 10 Mbit/s in bytes/s */
+#define PKT	500U
+#define SP	(50 * PKT)	/* setpoint: 50 packets of 500 B */
+
+/*
+ * Set to 0 to turn the known problem described at test_offset_cliff into a
+ * hard failure.
+ */
+#define XFAIL_OFFSET_CLIFF	0
+
+static const struct hbh_params p10 = {
+	.rate = C10, .rate_min = C10 / 1024, .rise = C10 / 64,
+	.horizon = 20 * MS, .alpha = 410, .beta = 461,
+};
+
+/* A flow driven by hand-made reports. */
+struct feed {
+	struct hbh_ctl c;
+	struct hbh_params p;
+	u64 t;			/* D's clock at the last report, ns */
+	u64 dep;		/* D's departed counter */
+	u64 shift;		/* U's counters ahead of D's (restarts), mod 2^64 */
+	u32 setpoint;
+	u32 origin;
+	struct hbh_report r;	/* the last report */
+	u64 sent;		/* and U's counter with it */
+};
+
+static void feed_init(struct feed *f, const struct hbh_params *p)
+{
+	*f = (struct feed){ .p = *p, .setpoint = SP, .origin = 7 };
+	hbh_ctl_init(&f->c, &f->p);
+}
+
+/*
+ * The next report, @dt after the last: D sent @ddep bytes meanwhile, holds
+ * @q bytes (q / PKT packets, at least one unless q == 0), and U has @infl
+ * bytes more out than D has received.
+ */
+static enum hbh_update feed(struct feed *f, u64 dt, u64 ddep, u32 q, s64 infl)
+{
+	f->t += dt;
+	f->dep += ddep;
+	f->r = (struct hbh_report){
+		.t_meas = f->t,
+		.departed = f->dep,
+		.arrived = f->dep + q,
+		.q_pkts = q ? (q / PKT ? q / PKT : 1) : 0,
+		.q_bytes = q,
+		.setpoint = f->setpoint,
+		.origin = f->origin,
+	};
+	f->sent = f->dep + q + (u64)infl + f->shift;
+	return hbh_ctl_report(&f->c, &f->p, &f->r, f->sent);
+}
+
+/* beta * err / H of p10, by the formula in the header comment */
+static u64 corr10(u64 err)
+{
+	return err * 461 * 1000000000ULL / (1024 * 20 * MS);
+}
+
+static void assert_ctl_equal(const struct hbh_ctl *a, const struct hbh_ctl *b)
+{
+	assert_int_equal(a->rate, b->rate);
+	assert_int_equal(a->mhat, b->mhat);
+	assert_int_equal(a->xhat, b->xhat);
+	assert_int_equal(a->offset, b->offset);
+	assert_int_equal(a->last_t, b->last_t);
+	assert_int_equal(a->last_dep, b->last_dep);
+	assert_int_equal(a->last_origin, b->last_origin);
+	assert_int_equal(a->state, b->state);
+}
+
+/*
+ * 1. Steady state.  D departs m = 1 000 000 B/s (4000 B per 4 ms), holds
+ * the setpoint (25 000 B) and m * H = 20 000 B are in flight: x^ = 25 000 +
+ * 20 000 - 20 000 = x*, so lambda = m^ = m exactly, report after report.
+ * The EWMA of a constant is exact: (410 m + 614 m) / 1024 = m.
+ */
+static void test_steady_state(void **state)
+{
+	static const struct hbh_params p10g = {
+		.rate = 1250000000ULL, .rate_min = 1250000000ULL / 1024,
+		.rise = 1250000000ULL / 64, .horizon = 20 * MS,
+		.alpha = 410, .beta = 461,
+	};
+	struct feed f;
+	int i;
+
+	(void)state;
+	feed_init(&f, &p10);
+	assert_int_equal(feed(&f, 0, 0, SP, 20000), HBH_UPD_BASELINE);
+	/* sent - arrived = 20 000 <= C * H = 25 000: plausible, no offset */
+	assert_int_equal(f.c.offset, 0);
+	for (i = 0; i < 100; i++) {
+		assert_int_equal(feed(&f, 4 * MS, 4000, SP, 20000), HBH_UPD_LAW);
+		assert_int_equal(f.c.mhat, 1000000);
+		assert_int_equal(f.c.xhat, SP);
+		assert_int_equal(f.c.rate, 1000000);
+	}
+
+	/* m = C: the law gives C, not more (mhat * H = 25 000 in flight) */
+	feed_init(&f, &p10);
+	feed(&f, 0, 0, SP, 25000);
+	for (i = 0; i < 20; i++) {
+		assert_int_equal(feed(&f, 4 * MS, 5000, SP, 25000), HBH_UPD_LAW);
+		assert_int_equal(f.c.rate, C10);
+		assert_int_equal(f.c.mhat, C10);
+	}
+
+	/* 10 Gbit/s link, m = 1e9 B/s: 4e6 B per 4 ms, 2e7 B in flight */
+	feed_init(&f, &p10g);
+	feed(&f, 0, 0, SP, 20000000);
+	assert_int_equal(f.c.offset, 0);
+	for (i = 0; i < 20; i++) {
+		assert_int_equal(feed(&f, 4 * MS, 4000000, SP, 20000000),
+				 HBH_UPD_LAW);
+		assert_int_equal(f.c.rate, 1000000000ULL);
+		assert_int_equal(f.c.mhat, 1000000000ULL);
+		assert_int_equal(f.c.xhat, SP);
+	}
+
+	/*
+	 * Converging from below: m^ starts at 500 000 and m is 1 000 000.
+	 * The floored EWMA stops where floor((1024 m - 614 k) / 1024) = m - k,
+	 * i.e. k < 1024 / 410 = 2.5: m^ ends at m - 2, m - 1 or m.
+	 */
+	feed_init(&f, &p10);
+	feed(&f, 0, 0, SP, 20000);
+	feed(&f, 4 * MS, 2000, SP, 20000);
+	assert_int_equal(f.c.mhat, 500000);
+	for (i = 0; i < 200; i++)
+		feed(&f, 4 * MS, 4000, SP, 20000);
+	assert_in_range(f.c.mhat, 1000000 - 2, 1000000);
+	/* m^ H = 19 999.96 -> 19 999: x^ is 1 byte over at most: -22 B/s */
+	assert_int_equal(f.c.xhat, SP + 20000 - f.c.mhat * 20 / 1000);
+	assert_in_range(f.c.rate, 1000000 - 2 - 22, 1000000);
+}
+
+/*
+ * 2. The first report only fixes the counters, the second initialises m^
+ * with m (no EWMA on a first measurement), the third runs the EWMA:
+ *   m^ = (410 * 500 000 + 614 * 1 000 000) / 1024 = 799 804 (.6875)
+ *   x^ = 25 000 + 20 000 - floor(799 804 * 0.02 = 15 996.08) = 29 004
+ *   lambda = 799 804 - floor(4004 * 22.509765625 = 90 129.1) = 709 675
+ * and the fourth: (410 * 1 500 000 + 614 * 799 804) / 1024 = 1 080 155.
+ */
+static void test_first_reports(void **state)
+{
+	struct feed f;
+
+	(void)state;
+	feed_init(&f, &p10);
+	assert_int_equal(f.c.state, HBH_UNCONTROLLED);
+	assert_int_equal(f.c.rate, C10);
+
+	assert_int_equal(feed(&f, 1 * SEC, 123456, SP, 20000), HBH_UPD_BASELINE);
+	assert_int_equal(f.c.state, HBH_BASELINE);
+	assert_int_equal(f.c.rate, C10);
+	assert_int_equal(f.c.mhat, 0);
+	assert_int_equal(f.c.last_t, 1 * SEC);
+	assert_int_equal(f.c.last_dep, 123456);
+	assert_int_equal(f.c.last_origin, 7);
+
+	assert_int_equal(feed(&f, 4 * MS, 4000, SP, 20000), HBH_UPD_LAW);
+	assert_int_equal(f.c.state, HBH_CONTROLLED);
+	assert_int_equal(f.c.mhat, 1000000);
+	assert_int_equal(f.c.rate, 1000000);
+
+	assert_int_equal(feed(&f, 4 * MS, 2000, SP, 20000), HBH_UPD_LAW);
+	assert_int_equal(f.c.mhat, (410 * 500000ULL + 614 * 1000000ULL) / 1024);
+	assert_int_equal(f.c.mhat, 799804);
+	assert_int_equal(f.c.xhat, 29004);
+	assert_int_equal(f.c.rate, 799804 - corr10(4004));
+	assert_int_equal(f.c.rate, 709675);
+
+	assert_int_equal(feed(&f, 4 * MS, 6000, SP, 20000), HBH_UPD_LAW);
+	assert_int_equal(f.c.mhat, 1080155);
+
+	/* alpha = 1: m^ is the last measurement */
+	f.p.alpha = HBH_SCALE;
+	feed(&f, 4 * MS, 1000, SP, 20000);
+	assert_int_equal(f.c.mhat, 250000);
+	/* and a measurement over an uneven period: 3333 B in 3 ms */
+	feed(&f, 3 * MS, 3333, SP, 20000);
+	assert_int_equal(f.c.mhat, 1111000);
+}
+
+/*
+ * 3. Step responses from the steady state of test 1 (m^ = 1e6):
+ *   5000 B over:  1e6 - floor(5000 * 22.509765625 = 112 548.8) = 887 452
+ *   5000 B under: 1e6 + 112 548 = 1 112 548
+ * The in-flight term counts as much as the queue: 5000 B more sent.
+ * Clamps: 100 000 B over asks for 1e6 - 2 250 976 < 0 -> rate_min = 1220;
+ * one packet queued (500 B), 24 500 B under: 1e6 + 551 489 -> C.
+ */
+static void test_step_response(void **state)
+{
+	struct feed f;
+
+	(void)state;
+	feed_init(&f, &p10);
+	feed(&f, 0, 0, SP, 20000);
+	feed(&f, 4 * MS, 4000, SP, 20000);
+	assert_int_equal(f.c.rate, 1000000);
+
+	assert_int_equal(feed(&f, 4 * MS, 4000, SP + 5000, 20000), HBH_UPD_LAW);
+	assert_int_equal(f.c.xhat, SP + 5000);
+	assert_int_equal(f.c.rate, 887452);
+	assert_int_equal(f.c.rate, 1000000 - corr10(5000));
+
+	assert_int_equal(feed(&f, 4 * MS, 4000, SP - 5000, 20000), HBH_UPD_LAW);
+	assert_int_equal(f.c.xhat, SP - 5000);
+	assert_int_equal(f.c.rate, 1112548);
+
+	assert_int_equal(feed(&f, 4 * MS, 4000, SP, 25000), HBH_UPD_LAW);
+	assert_int_equal(f.c.rate, 887452);
+	assert_int_equal(feed(&f, 4 * MS, 4000, SP, 15000), HBH_UPD_LAW);
+	assert_int_equal(f.c.rate, 1112548);
+
+	/* one byte: 22 B/s either way */
+	feed(&f, 4 * MS, 4000, SP + 1, 20000);
+	assert_int_equal(f.c.rate, 1000000 - 22);
+	feed(&f, 4 * MS, 4000, SP - 1, 20000);
+	assert_int_equal(f.c.rate, 1000000 + 22);
+
+	feed(&f, 4 * MS, 4000, SP + 100000, 20000);
+	assert_int_equal(f.c.rate, C10 / 1024);
+	assert_int_equal(f.c.rate, 1220);
+	feed(&f, 4 * MS, 4000, PKT, 20000);
+	assert_int_equal(f.c.xhat, PKT);
+	assert_int_equal(f.c.rate, C10);
+
+	/*
+	 * The correction equal to m^ exactly: E * 22.509765625 = 1e6 has no
+	 * integer solution, so take beta = 1024, H = 1 s: E B/s for E bytes.
+	 * E = 1e6 -> 0 -> rate_min; E = 1e6 - 5000 -> 5000.
+	 */
+	f.p.beta = HBH_SCALE;
+	f.p.horizon = 1 * SEC;
+	/* m^ H = 1e6 in flight at 1e6 B/s over 1 s */
+	feed(&f, 4 * MS, 4000, SP + 1000000, 1000000);
+	assert_int_equal(f.c.mhat, 1000000);
+	assert_int_equal(f.c.rate, 1220);
+	feed(&f, 4 * MS, 4000, SP + 995000, 1000000);
+	assert_int_equal(f.c.rate, 5000);
+}
+
+/*
+ * 4. Gradual start (Eq 4).  Drive the rate to rate_min with a huge queue,
+ * then report an empty queue: +19 531 B/s per report, whatever m^ says.
+ * 1220 + 63 * 19 531 = 1 231 673 < C, the 64th reaches C (clamped).
+ */
+static void test_gradual_start(void **state)
+{
+	struct feed f;
+	int k;
+
+	(void)state;
+	feed_init(&f, &p10);
+	feed(&f, 0, 0, 1000000, 20000);
+	/* an empty queue on the first measurement: +rise, already at C */
+	assert_int_equal(feed(&f, 4 * MS, 4000, 0, 20000), HBH_UPD_RISE);
+	assert_int_equal(f.c.state, HBH_CONTROLLED);
+	assert_int_equal(f.c.mhat, 1000000);
+	assert_int_equal(f.c.rate, C10);
+
+	assert_int_equal(feed(&f, 4 * MS, 4000, 1000000, 20000), HBH_UPD_LAW);
+	assert_int_equal(f.c.rate, 1220);
+
+	for (k = 1; k < 64; k++) {
+		assert_int_equal(feed(&f, 4 * MS, 4000, 0, 20000), HBH_UPD_RISE);
+		assert_int_equal(f.c.rate, 1220 + k * 19531ULL);
+		/* m^ and x^ are still kept up to date */
+		assert_int_equal(f.c.mhat, 1000000);
+		assert_int_equal(f.c.xhat, 0);
+	}
+	assert_int_equal(f.c.rate, 1231673);
+	assert_int_equal(feed(&f, 4 * MS, 4000, 0, 20000), HBH_UPD_RISE);
+	assert_int_equal(f.c.rate, C10);
+	assert_int_equal(feed(&f, 4 * MS, 4000, 0, 20000), HBH_UPD_RISE);
+	assert_int_equal(f.c.rate, C10);
+
+	/* q_pkts decides, not q_bytes (D reports both from the same queue) */
+	feed(&f, 4 * MS, 4000, 1000000, 20000);
+	assert_int_equal(f.c.rate, 1220);
+	f.t += 4 * MS;
+	f.dep += 4000;
+	f.r.t_meas = f.t;
+	f.r.departed = f.dep;
+	f.r.q_pkts = 0;
+	assert_int_equal(hbh_ctl_report(&f.c, &f.p, &f.r, f.sent), HBH_UPD_RISE);
+	assert_int_equal(f.c.rate, 1220 + 19531);
+}
+
+/*
+ * 5. Reports that must not move the rate: stale or replayed ones (same
+ * origin, t_meas <= last) are ignored entirely; a new origin, departures
+ * going backwards or a gap over 10 s start the counters again and keep
+ * lambda and m^.
+ */
+static void test_stale_and_rebase(void **state)
+{
+	struct hbh_report r;
+	struct hbh_ctl before;
+	struct feed f;
+
+	(void)state;
+	feed_init(&f, &p10);
+	feed(&f, 0, 0, SP, 20000);
+	feed(&f, 4 * MS, 4000, SP, 20000);
+	feed(&f, 4 * MS, 4000, SP + 5000, 20000);
+	assert_int_equal(f.c.rate, 887452);
+
+	/* replay of the last report, and of an older one, whatever it says */
+	before = f.c;
+	r = f.r;
+	assert_int_equal(hbh_ctl_report(&f.c, &f.p, &r, f.sent), HBH_UPD_STALE);
+	assert_ctl_equal(&f.c, &before);
+	r.t_meas -= 4 * MS;
+	r.departed += 99999;
+	r.q_pkts = 0;
+	assert_int_equal(hbh_ctl_report(&f.c, &f.p, &r, f.sent + 1), HBH_UPD_STALE);
+	assert_ctl_equal(&f.c, &before);
+	r.t_meas = 0;
+	assert_int_equal(hbh_ctl_report(&f.c, &f.p, &r, 0), HBH_UPD_STALE);
+	assert_ctl_equal(&f.c, &before);
+
+	/* a new origin: counters again, lambda and m^ kept */
+	f.origin = 8;
+	assert_int_equal(feed(&f, 4 * MS, 4000, SP + 100000, 20000),
+			 HBH_UPD_BASELINE);
+	assert_int_equal(f.c.rate, 887452);
+	assert_int_equal(f.c.mhat, 1000000);
+	assert_int_equal(f.c.last_origin, 8);
+	assert_int_equal(f.c.last_t, f.t);
+	assert_int_equal(f.c.state, HBH_CONTROLLED);
+	/* the old origin's counters are now a new origin too */
+	r = f.r;
+	r.origin = 7;
+	r.t_meas = f.t;		/* same time: not stale, another origin */
+	assert_int_equal(hbh_ctl_report(&f.c, &f.p, &r, f.sent), HBH_UPD_BASELINE);
+	assert_int_equal(f.c.rate, 887452);
+	assert_int_equal(f.c.last_origin, 7);
+	f.origin = 7;
+	/* measured from the counters of the rebase: 2000 B in 4 ms; the EWMA
+	 * continues: (410 * 500 000 + 614 * 1e6) / 1024 = 799 804 */
+	assert_int_equal(feed(&f, 4 * MS, 2000, SP, 20000), HBH_UPD_LAW);
+	assert_int_equal(f.c.mhat, 799804);
+
+	/*
+	 * Departures going backwards (D's flow entry made again, 4000 B
+	 * behind U's count: sent - arrived = 24 000 still looks plausible)
+	 */
+	feed(&f, 4 * MS, 4000, SP, 20000);
+	before = f.c;
+	f.dep -= 4000;
+	f.shift += 4000;
+	assert_int_equal(feed(&f, 4 * MS, 0, SP, 20000), HBH_UPD_BASELINE);
+	assert_int_equal(f.c.rate, before.rate);
+	assert_int_equal(f.c.mhat, before.mhat);
+	assert_int_equal(f.c.last_dep, f.dep);
+	assert_int_equal(f.c.offset, 0);
+
+	/* a gap of exactly 10 s is still measured: 10 000 000 B in 10 s */
+	assert_int_equal(feed(&f, 10 * SEC, 10000000, SP, 20000), HBH_UPD_LAW);
+	assert_int_equal(f.c.mhat, (410 * 1000000ULL + 614 * before.mhat) / 1024);
+	assert_int_equal(f.c.xhat, SP + 24000 - f.c.mhat / 50);
+	/* one nanosecond more is not */
+	before = f.c;
+	assert_int_equal(feed(&f, 10 * SEC + 1, 999999999, SP + 99999, 0),
+			 HBH_UPD_BASELINE);
+	assert_int_equal(f.c.rate, before.rate);
+	assert_int_equal(f.c.mhat, before.mhat);
+	assert_int_equal(f.c.last_t, f.t);
+	/*
+	 * A report from far in the future is a gap too; after it the true
+	 * ones are stale until D's origin changes or the flow expires
+	 * (sch_hbh expires a controlled flow that had no report accepted for
+	 * max(50 T, 4 H)).
+	 */
+	assert_int_equal(feed(&f, 1ULL << 62, 4000, SP, 20000), HBH_UPD_BASELINE);
+	f.t -= (1ULL << 62) - 4 * MS;
+	before = f.c;
+	assert_int_equal(feed(&f, 0, 4000, SP, 20000), HBH_UPD_STALE);
+	assert_ctl_equal(&f.c, &before);
+
+	/* expiry: uncontrolled at C again, the next report a baseline */
+	hbh_ctl_expire(&f.c, &f.p);
+	assert_int_equal(f.c.state, HBH_UNCONTROLLED);
+	assert_int_equal(f.c.rate, C10);
+	assert_int_equal(feed(&f, 0, 0, SP, 20000), HBH_UPD_BASELINE);
+	assert_int_equal(f.c.state, HBH_BASELINE);
+}
+
+/*
+ * 6. Counters restarted at one end.  The true in-flight is F = 20 000 B at
+ * m = 1e6 B/s throughout.
+ *
+ * D restarts (arrived and departed from 0, U's counters now K = 10 MB
+ * ahead of D's): departed goes backwards, sent - arrived = F + K is far
+ * above C * H = 25 000, so the offset takes sent - arrived less half a loop
+ * at the current rate: F + K - 1e6 * 0.02 / 2 = F + K - 10 000.  Afterwards
+ * the in-flight is read as F - F + 10 000 = 10 000, x^ = q + 10 000 -
+ * 20 000.  Without the offset x^ would be ~10 MB and the flow would sit at
+ * rate_min for good.
+ */
+static void test_counter_offset(void **state)
+{
+	const u64 K = 10000000;
+	struct feed f;
+	int i;
+
+	(void)state;
+	feed_init(&f, &p10);
+	feed(&f, 0, 0, SP, 20000);
+	for (i = 0; i < 3; i++)
+		feed(&f, 4 * MS, 4000, SP, 20000);
+	assert_int_equal(f.c.rate, 1000000);
+	assert_true(f.dep < K);
+
+	/* D from scratch: its counters are K behind U's */
+	f.shift = K;
+	f.dep = 0;
+	assert_int_equal(feed(&f, 4 * MS, 4000, SP, 20000), HBH_UPD_BASELINE);
+	assert_int_equal(f.sent - f.r.arrived, 20000 + K);
+	assert_int_equal(f.c.offset, 20000 + K - 10000);
+	assert_int_equal(f.c.rate, 1000000);
+
+	/* at the true setpoint: x^ = 25 000 + 10 000 - 20 000 = 15 000,
+	 * lambda = 1e6 + floor(10 000 * 22.509765625) = 1 225 097 */
+	for (i = 0; i < 10; i++) {
+		assert_int_equal(feed(&f, 4 * MS, 4000, SP, 20000), HBH_UPD_LAW);
+		assert_int_equal(f.c.xhat, 15000);
+		assert_int_equal(f.c.rate, 1225097);
+	}
+	/* the loop settles where x^ = x*: q = 35 000, and lambda = m */
+	for (i = 0; i < 10; i++) {
+		assert_int_equal(feed(&f, 4 * MS, 4000, SP + 10000, 20000),
+				 HBH_UPD_LAW);
+		assert_int_equal(f.c.xhat, SP);
+		assert_int_equal(f.c.rate, 1000000);
+	}
+	/* and a change of the in-flight is still seen, byte for byte */
+	feed(&f, 4 * MS, 4000, SP + 10000, 25000);
+	assert_int_equal(f.c.xhat, SP + 5000);
+	assert_int_equal(f.c.rate, 887452);
+
+	/*
+	 * U restarts (its flow entry was collected): uncontrolled at C, sent
+	 * from 0 while D has counted 5 MB.  sent - arrived = F - 5e6, so the
+	 * offset is F - 5e6 - C * H / 2 = 20 000 - 5e6 - 12 500; later the
+	 * in-flight reads 12 500, x^ = 25 000 + 12 500 - 20 000 = 17 500 and
+	 * lambda = 1e6 + floor(7500 * 22.509765625) = 1 168 823.  Without the
+	 * offset x^ would be -5 MB: lambda pinned at C.
+	 */
+	feed_init(&f, &p10);
+	f.dep = 5000000 - SP;
+	f.shift = -5000000ULL;
+	f.t = 100 * SEC;
+	assert_int_equal(feed(&f, 0, 0, SP, 20000), HBH_UPD_BASELINE);
+	assert_int_equal(f.sent, 20000);
+	assert_int_equal(f.c.offset, 20000 - 5000000 - 12500);
+	assert_int_equal(feed(&f, 4 * MS, 4000, SP, 20000), HBH_UPD_LAW);
+	assert_int_equal(f.c.mhat, 1000000);
+	assert_int_equal(f.c.xhat, 17500);
+	assert_int_equal(f.c.rate, 1168823);
+	feed(&f, 4 * MS, 4000, SP + 7500, 20000);
+	assert_int_equal(f.c.rate, 1000000);
+
+	/* counters so far apart that sent - arrived saturates at 2^40: the
+	 * in-flight reads a constant C * H / 2, the rate is still the law's */
+	feed_init(&f, &p10);
+	f.shift = 1ULL << 62;
+	feed(&f, 0, 0, SP, 20000);
+	assert_int_equal(f.c.offset, HBH_INFLIGHT_MAX - 12500);
+	feed(&f, 4 * MS, 4000, SP, 20000);
+	assert_int_equal(f.c.xhat, SP + 12500 - 20000);
+	assert_int_equal(f.c.rate, 1000000 + corr10(7500));
+
+	/* the bounds of the plausible range: 0 and C * H */
+	feed_init(&f, &p10);
+	feed(&f, 0, 0, SP, 0);
+	assert_int_equal(f.c.offset, 0);
+	feed_init(&f, &p10);
+	feed(&f, 0, 0, SP, 25000);
+	assert_int_equal(f.c.offset, 0);
+	feed_init(&f, &p10);
+	feed(&f, 0, 0, SP, -1);
+	assert_int_equal(f.c.offset, -1 - 12500);
+}
+
+/* ---- 7. overflow and robustness ---- */
+
+static u64 rnd_state;
+
+static u64 rnd(void)
+{
+	u64 x = rnd_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return rnd_state = x;
+}
+
+/* spread over all magnitudes */
+static u64 rnd_log(void)
+{
+	return rnd() >> (rnd() % 64);
+}
+
+#define PICK(a)	((a)[rnd() % (sizeof(a) / sizeof((a)[0]))])
+
+static u64 clamp_ref(__int128 v, const struct hbh_params *p)
+{
+	if (v < (__int128)p->rate_min)
+		return p->rate_min;
+	if (v > (__int128)p->rate)
+		return p->rate;
+	return (u64)v;
+}
+
+static s64 clamp40(__int128 v)
+{
+	if (v > HBH_INFLIGHT_MAX)
+		return HBH_INFLIGHT_MAX;
+	if (v < -HBH_INFLIGHT_MAX)
+		return -HBH_INFLIGHT_MAX;
+	return (s64)v;
+}
+
+/*
+ * a * 1e9 / b in 128 bits, saturating at HBH_M_MAX: [*lo, *hi].  The core
+ * compares with a floored threshold, so near saturation it may say M_MAX a
+ * little early: by at most 1e9 / b + 1.
+ */
+static void ratio_ref(u64 a, u64 b, u64 *lo, u64 *hi)
+{
+	unsigned __int128 e = (unsigned __int128)a * NSEC_PER_SEC / b;
+
+	if (e >= HBH_M_MAX) {
+		*lo = *hi = HBH_M_MAX;
+		return;
+	}
+	*lo = (u64)e;
+	*hi = e + NSEC_PER_SEC / b + 1 >= HBH_M_MAX ? HBH_M_MAX : (u64)e;
+}
+
+/*
+ * The largest sent - arrived hbh_rebase() takes for a true in-flight count
+ * (no offset): one loop at the link rate.  Keep in step with the header.
+ */
+static __int128 plausible_max(const struct hbh_params *p)
+{
+	return 2 * ((unsigned __int128)p->rate * p->horizon / NSEC_PER_SEC) +
+	       HBH_PIPE_SLOP;
+}
+
+struct fuzz_stats {
+	u64 n[4];
+};
+
+/*
+ * One report against a 128-bit reading of the header's formulas, and the
+ * invariants: lambda in [rate_min, C], m^ <= HBH_M_MAX.
+ */
+static void check_report(struct hbh_ctl *c, const struct hbh_params *p,
+			 const struct hbh_report *r, u64 sent,
+			 struct fuzz_stats *st)
+{
+	struct hbh_ctl o = *c;
+	enum hbh_update u;
+	bool stale, rebase;
+
+	stale = o.state != HBH_UNCONTROLLED && r->origin == o.last_origin &&
+		r->t_meas <= o.last_t;
+	rebase = !stale && (o.state == HBH_UNCONTROLLED ||
+			    r->origin != o.last_origin ||
+			    r->departed < o.last_dep ||
+			    r->t_meas - o.last_t > HBH_GAP_MAX);
+	u = hbh_ctl_report(c, p, r, sent);
+	st->n[u]++;
+	assert_in_range(c->rate, p->rate_min, p->rate);
+	assert_true(c->mhat <= HBH_M_MAX);
+
+	if (stale) {
+		assert_int_equal(u, HBH_UPD_STALE);
+		assert_ctl_equal(c, &o);
+		return;
+	}
+	if (rebase) {
+		s64 raw = clamp40((s64)(sent - r->arrived));
+
+		assert_int_equal(u, HBH_UPD_BASELINE);
+		assert_int_equal(c->rate, o.rate);
+		assert_int_equal(c->mhat, o.mhat);
+		assert_int_equal(c->last_t, r->t_meas);
+		assert_int_equal(c->last_dep, r->departed);
+		assert_int_equal(c->last_origin, r->origin);
+		assert_int_equal(c->state, o.state == HBH_UNCONTROLLED ?
+					   HBH_BASELINE : o.state);
+		if (raw >= 0 && raw <= plausible_max(p))
+			assert_int_equal(c->offset, 0);
+		else
+			assert_int_equal(c->offset,
+				(s64)((__int128)raw -
+				      (__int128)((unsigned __int128)o.rate *
+						 p->horizon / (2 * NSEC_PER_SEC))));
+		return;
+	}
+
+	{
+		u64 ddep = r->departed - o.last_dep, dt = r->t_meas - o.last_t;
+		u64 m_lo, m_hi, mh_lo, mh_hi, c_lo, c_hi, err;
+		__int128 xhat, num;
+
+		assert_int_equal(c->state, HBH_CONTROLLED);
+		assert_int_equal(c->last_t, r->t_meas);
+		assert_int_equal(c->last_dep, r->departed);
+		assert_int_equal(c->offset, o.offset);
+		ratio_ref(ddep < HBH_DEP_STEP_MAX ? ddep : HBH_DEP_STEP_MAX, dt,
+			  &m_lo, &m_hi);
+		if (o.state == HBH_BASELINE) {
+			mh_lo = m_lo;
+			mh_hi = m_hi;
+		} else {
+			mh_lo = (p->alpha * (unsigned __int128)m_lo +
+				 (HBH_SCALE - p->alpha) * (unsigned __int128)o.mhat) /
+				HBH_SCALE;
+			mh_hi = (p->alpha * (unsigned __int128)m_hi +
+				 (HBH_SCALE - p->alpha) * (unsigned __int128)o.mhat) /
+				HBH_SCALE;
+		}
+		assert_in_range(c->mhat, mh_lo, mh_hi);
+
+		xhat = (__int128)r->q_bytes +
+		       clamp40((__int128)clamp40((s64)(sent - r->arrived)) -
+			       o.offset) -
+		       (__int128)((unsigned __int128)c->mhat * p->horizon /
+				  NSEC_PER_SEC);
+		assert_true(xhat == c->xhat);
+
+		if (!r->q_pkts) {
+			assert_int_equal(u, HBH_UPD_RISE);
+			assert_int_equal(c->rate,
+				clamp_ref((__int128)o.rate + p->rise, p));
+			return;
+		}
+		assert_int_equal(u, HBH_UPD_LAW);
+		err = (u64)(xhat <= r->setpoint ? r->setpoint - xhat :
+						  xhat - r->setpoint);
+		num = (__int128)(err < (u64)HBH_INFLIGHT_MAX ?
+				 err : (u64)HBH_INFLIGHT_MAX) * p->beta;
+		ratio_ref((u64)num, (u64)HBH_SCALE * p->horizon, &c_lo, &c_hi);
+		if (xhat <= r->setpoint)
+			assert_in_range(c->rate,
+					clamp_ref((__int128)c->mhat + c_lo, p),
+					clamp_ref((__int128)c->mhat + c_hi, p));
+		else
+			assert_in_range(c->rate,
+					clamp_ref((__int128)c->mhat - c_hi, p),
+					clamp_ref((__int128)c->mhat - c_lo, p));
+	}
+}
+
+static const u64 rates[] = { 1, 2, C10, 1250000000ULL, HBH_RATE_MAX };
+static const u64 horizons[] = { 1, US, 20 * MS, HBH_HOPRTT_MAX };
+static const u64 periods[] = { 1, US, 4 * MS, 10 * SEC };
+static const u64 dep_steps[] = {
+	0, 1, PKT, 1ULL << 40, (1ULL << 40) + 1, 1ULL << 63, U64_MAX,
+};
+static const u64 counters[] = { 0, 1, 1ULL << 63, U64_MAX - 1, U64_MAX };
+static const u32 qbytes[] = { 0, 1, PKT, U32_MAX };
+
+/*
+ * Saturation and exact values at the extremes, then every combination of
+ * rate, horizon, period, departure step, queue and counters.
+ */
+static void test_extremes(void **state)
+{
+	struct hbh_params p = p10;
+	struct fuzz_stats st = { { 0 } };
+	unsigned int a, b, d, e, g, h, i;
+
+	(void)state;
+	/* counter differences wrap mod 2^64 and saturate at 2^40 */
+	assert_int_equal(hbh_counter_diff(0, U64_MAX), 1);
+	assert_int_equal(hbh_counter_diff(U64_MAX, 0), -1);
+	assert_int_equal(hbh_counter_diff(1ULL << 63, 0), -HBH_INFLIGHT_MAX);
+	assert_int_equal(hbh_counter_diff(1ULL << 62, 0), HBH_INFLIGHT_MAX);
+	assert_int_equal(hbh_counter_diff(0, 1ULL << 62), -HBH_INFLIGHT_MAX);
+	assert_int_equal(hbh_counter_diff(1ULL << 40, 0), HBH_INFLIGHT_MAX);
+
+	/* m: 2^41 B/s at most; 1 ns: 2198 B is 2.198e12 B/s, 2199 B saturate */
+	assert_int_equal(hbh_rate_of(4000, 4 * MS), 1000000);
+	assert_int_equal(hbh_rate_of(0, 1), 0);
+	assert_int_equal(hbh_rate_of(2198, 1), 2198000000000ULL);
+	assert_int_equal(hbh_rate_of(2199, 1), HBH_M_MAX);
+	assert_int_equal(hbh_rate_of(U64_MAX, 1), HBH_M_MAX);
+	assert_int_equal(hbh_rate_of(HBH_DEP_STEP_MAX, 10 * SEC),
+			 HBH_DEP_STEP_MAX / 10);
+	assert_int_equal(hbh_rate_of(1, 10 * SEC), 0);
+	assert_int_equal(hbh_rate_of(U64_MAX, U64_MAX), HBH_M_MAX);
+
+	/* correction: 2^40 B * 1 / (1024 * 4 s) = 2^28 B/s; 1 ns saturates */
+	p.beta = 1;
+	p.horizon = HBH_HOPRTT_MAX;
+	assert_int_equal(hbh_correction(1ULL << 40, &p), 1ULL << 28);
+	assert_int_equal(hbh_correction(U64_MAX, &p), 1ULL << 28);
+	p.beta = HBH_SCALE;
+	p.horizon = 1;
+	assert_int_equal(hbh_correction(U64_MAX, &p), HBH_M_MAX);
+	assert_int_equal(hbh_correction(2, &p), 2000000000ULL);
+	assert_int_equal(hbh_correction(0, &p), 0);
+
+	/* 10 Gbit/s, 1 ns apart, a departure jump of 2^63: m^ = 2^41, rate C */
+	{
+		struct feed f;
+
+		feed_init(&f, &p10);
+		f.p.rate = 1250000000ULL;
+		f.p.rate_min = 1;
+		hbh_ctl_init(&f.c, &f.p);
+		feed(&f, 0, 0, SP, 0);
+		assert_int_equal(feed(&f, 1, 1ULL << 63, 0, 0), HBH_UPD_RISE);
+		assert_int_equal(f.c.mhat, HBH_M_MAX);
+		assert_int_equal(f.c.rate, 1250000000ULL);
+		/* U32_MAX queued over x* = 25 000 at m^ = 2^41: x^ < 0 */
+		assert_int_equal(feed(&f, 1, 0, U32_MAX, 0), HBH_UPD_LAW);
+		assert_int_equal(f.c.mhat, HBH_M_MAX - (410 * HBH_M_MAX) / 1024);
+		assert_int_equal(f.c.rate, 1250000000ULL);
+	}
+
+	for (a = 0; a < sizeof(rates) / sizeof(rates[0]); a++)
+	for (b = 0; b < sizeof(horizons) / sizeof(horizons[0]); b++)
+	for (d = 0; d < sizeof(periods) / sizeof(periods[0]); d++)
+	for (e = 0; e < sizeof(dep_steps) / sizeof(dep_steps[0]); e++)
+	for (g = 0; g < sizeof(qbytes) / sizeof(qbytes[0]); g++) {
+		struct hbh_ctl c;
+		struct hbh_report r = { .setpoint = SP, .origin = 1 };
+
+		p.rate = rates[a];
+		p.rate_min = (p.rate + 1023) / 1024;
+		p.rise = p.rate / 64;
+		p.horizon = horizons[b];
+		p.alpha = g & 1 ? HBH_SCALE : 1;
+		p.beta = g & 2 ? HBH_SCALE : 1;
+		hbh_ctl_init(&c, &p);
+		for (h = 0; h < sizeof(counters) / sizeof(counters[0]); h++)
+		for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+			r.t_meas += periods[d];
+			r.departed += dep_steps[e];
+			r.arrived = counters[h];
+			r.q_bytes = qbytes[g];
+			r.q_pkts = (h + i) % 3 ? qbytes[g] / PKT + 1 : 0;
+			r.setpoint = (h + i) % 2 ? SP : U32_MAX;
+			check_report(&c, &p, &r, counters[i], &st);
+		}
+	}
+	/* every kind of result was exercised */
+	assert_true(st.n[HBH_UPD_BASELINE] > 0);
+	assert_true(st.n[HBH_UPD_RISE] > 0);
+	assert_true(st.n[HBH_UPD_LAW] > 0);
+}
+
+static void fuzz_params(struct hbh_params *p)
+{
+	p->rate = rnd() % 4 ? 1 + rnd_log() % HBH_RATE_MAX : PICK(rates);
+	p->rate_min = rnd() % 4 ? 1 + rnd_log() % p->rate :
+				  (rnd() % 2 ? 1 : p->rate);
+	p->rise = rnd() % 4 ? rnd_log() % (p->rate + 1) :
+			      (rnd() % 2 ? 0 : p->rate);
+	p->horizon = rnd() % 4 ? 1 + rnd_log() % HBH_HOPRTT_MAX :
+				 PICK(horizons);
+	p->alpha = rnd() % 4 ? 1 + rnd() % HBH_SCALE :
+			       (rnd() % 2 ? 1 : HBH_SCALE);
+	p->beta = rnd() % 4 ? 1 + rnd() % HBH_SCALE :
+			      (rnd() % 2 ? 1 : HBH_SCALE);
+}
+
+/*
+ * 200 000 reports of a random walk with random parameters in their
+ * documented ranges (new parameters restart the flow, as a change of the
+ * qdisc's rate does), each checked by check_report().
+ */
+static void test_fuzz(void **state)
+{
+	static const u64 steps[] = { 0, 1, US, 4 * MS, 10 * SEC, 10 * SEC + 1 };
+	struct fuzz_stats st = { { 0 } };
+	struct hbh_report r = { 0 };
+	struct hbh_params p;
+	struct hbh_ctl c;
+	u64 sent = 0;
+	int n;
+
+	(void)state;
+	rnd_state = 0x2545f4914f6cdd1dULL;
+	fuzz_params(&p);
+	hbh_ctl_init(&c, &p);
+	for (n = 0; n < 200000; n++) {
+		switch (rnd() % 2048) {
+		case 0:
+			fuzz_params(&p);
+			/* fall through */
+		case 1:
+			hbh_ctl_init(&c, &p);
+			break;
+		}
+		/* from the last accepted report: replays, gaps, wraps */
+		switch (rnd() % 16) {
+		case 0:
+			r.t_meas = c.last_t - rnd_log();
+			break;
+		case 1:
+			r.t_meas = rnd() % 2 ? rnd() : c.last_t;
+			break;
+		case 2:
+		case 3:
+			r.t_meas = c.last_t + rnd_log() % (1ULL << 35);
+			break;
+		default:
+			r.t_meas = c.last_t + PICK(steps);
+		}
+		switch (rnd() % 8) {
+		case 0:
+			r.departed = rnd() % 2 ? rnd() : PICK(counters);
+			break;
+		case 1:
+			r.departed += PICK(dep_steps);
+			break;
+		default:
+			r.departed += rnd_log() % (1ULL << 42);
+		}
+		r.q_bytes = rnd() % 4 ? (u32)rnd_log() : (u32)PICK(qbytes);
+		r.q_pkts = rnd() % 4 ? (u32)(r.q_bytes / PKT) : (u32)rnd_log();
+		r.setpoint = rnd() % 4 ? (u32)rnd_log() :
+					 (rnd() % 2 ? 0 : U32_MAX);
+		switch (rnd() % 8) {
+		case 0:
+			r.arrived = PICK(counters);
+			break;
+		case 1:
+			r.arrived = rnd();
+			break;
+		default:
+			r.arrived = r.departed + r.q_bytes;
+		}
+		switch (rnd() % 8) {
+		case 0:
+			sent = PICK(counters);
+			break;
+		case 1:
+			sent = rnd();
+			break;
+		default:
+			sent = r.arrived + (rnd() % 2 ? rnd_log() % (1ULL << 42) :
+					    -(rnd_log() % 100000));
+		}
+		if (!(rnd() % 64))
+			r.origin = (u32)rnd() % 3;
+		check_report(&c, &p, &r, sent, &st);
+	}
+	print_message("# fuzz: %llu stale, %llu baseline, %llu rise, %llu law\n",
+		      (unsigned long long)st.n[HBH_UPD_STALE],
+		      (unsigned long long)st.n[HBH_UPD_BASELINE],
+		      (unsigned long long)st.n[HBH_UPD_RISE],
+		      (unsigned long long)st.n[HBH_UPD_LAW]);
+	assert_true(st.n[HBH_UPD_STALE] > 1000);
+	assert_true(st.n[HBH_UPD_BASELINE] > 1000);
+	assert_true(st.n[HBH_UPD_RISE] > 1000);
+	assert_true(st.n[HBH_UPD_LAW] > 10000);
+}
+
+/* ---- 8. setpoint and helpers ---- */
+
+static void test_setpoint(void **state)
+{
+	u64 a;
+	int i;
+
+	(void)state;
+	/* static: packets times the mean size, at least one mean packet */
+	assert_int_equal(hbh_setpoint(50, 500, 0, 100, C10), 25000);
+	assert_int_equal(hbh_setpoint(50, 500, 12345678, 100, C10), 25000);
+	assert_int_equal(hbh_setpoint(1, 1, 0, 100, C10), 1);
+	assert_int_equal(hbh_setpoint(HBH_LIMIT_MAX, 65535, 0, 100, C10),
+			 U32_MAX);
+	assert_int_equal(hbh_setpoint(U32_MAX, U32_MAX, 0, 0, 1), U32_MAX);
+
+	/* dynamic: (dep_rate / rate) * limit * avg_len */
+	assert_int_equal(hbh_setpoint(0, 500, C10 / 2, 100, C10), 25000);
+	assert_int_equal(hbh_setpoint(0, 1000, 400000, 10, 1000000), 4000);
+	/* 0.3 * 100 * 1442 = 43 260; 333 333 / 1e6 * 3000 = 999.999 -> 999 */
+	assert_int_equal(hbh_setpoint(0, 1442, 300000, 100, 1000000), 43260);
+	assert_int_equal(hbh_setpoint(0, 1, 333333, 3000, 1000000), 999);
+	/* at least one mean packet: idle flow, tiny share */
+	assert_int_equal(hbh_setpoint(0, 500, 0, 100, C10), 500);
+	assert_int_equal(hbh_setpoint(0, 1500, 1, 1000, C10), 1500);
+	assert_int_equal(hbh_setpoint(0, 1000, 333333, 3, 1000000), 1000);
+	/* a departure rate above the link's counts as the link's */
+	assert_int_equal(hbh_setpoint(0, 500, 2 * C10, 100, C10), 50000);
+	assert_int_equal(hbh_setpoint(0, 500, U64_MAX, 100, C10), 50000);
+	/* extremes: limit * avg_len above 2^32 */
+	assert_int_equal(hbh_setpoint(0, U32_MAX, HBH_RATE_MAX, HBH_LIMIT_MAX,
+				      HBH_RATE_MAX), U32_MAX);
+	assert_int_equal(hbh_setpoint(0, 65535, 1, HBH_LIMIT_MAX,
+				      HBH_RATE_MAX), 65535);
+
+	/* transmission times */
+	assert_int_equal(hbh_len_ns(1500, C10), 1200000);
+	assert_int_equal(hbh_len_ns(500, C10), 400 * US);
+	assert_int_equal(hbh_len_ns(500, 5 * C10), 80 * US);
+	assert_int_equal(hbh_len_ns(1, HBH_RATE_MAX), 0);
+	assert_int_equal(hbh_len_ns(U32_MAX, 1), U32_MAX * SEC);
+	assert_int_equal(hbh_len_ns(1500, 1220), 1229508196);
+
+	/* EWMA 1/8 */
+	assert_int_equal(hbh_ewma8(800, 1600), 900);
+	assert_int_equal(hbh_ewma8(1600, 800), 1500);
+	assert_int_equal(hbh_ewma8(0, 8), 1);
+	assert_int_equal(hbh_ewma8(0, 7), 0);
+	assert_int_equal(hbh_ewma8(7, 0), 7);
+	assert_int_equal(hbh_ewma8(U64_MAX, U64_MAX), U64_MAX);
+	assert_int_equal(hbh_ewma8(U64_MAX, 0), U64_MAX - (U64_MAX >> 3));
+	/* from 0 towards 1000: 125, 235, 331, ..., 999 (40th), 1000 (41st) */
+	for (a = 0, i = 0; i < 40; i++)
+		a = hbh_ewma8(a, 1000);
+	assert_int_equal(a, 999);
+	a = hbh_ewma8(a, 1000);
+	assert_int_equal(a, 1000);
+	assert_int_equal(hbh_ewma8(a, 1000), 1000);
+}
+
+/* ---- 9. closed loop ---- */
+
+/*
+ * One hop, packet by packet.  U has an endless backlog of 500-byte
+ * packets of one flow and sends them at lambda (uncontrolled: its link
+ * rate C_up = 5 C); each reaches D @d_data after U dequeued it (10 ms, plus
+ * @ser for the time on U's wire if asked).  D serves its queue at C =
+ * 1 250 000 B/s (400 us a packet) and every T = 4 ms reports the flow's
+ * counters, which reach U 10 ms later.  H = 20 ms, x* = 50 packets.  As in
+ * sch_hbh, U's next send time is pulled in to one packet at the new rate
+ * when a report raises the rate.  U's first packet leaves at 1 us so that no
+ * two events coincide.
+ */
+struct loop_stats {
+	u64 qmax;		/* bytes, at D */
+	u64 t95;		/* from here on every 20 ms window is >= 95 % busy */
+	u64 util_min;		/* per mille, worst 20 ms window after 300 ms */
+	u64 q_end;		/* at 2 s */
+	u64 q_lo, q_hi;		/* at D's reports during the last second */
+	u64 qmin_after_peak;	/* once the queue has peaked */
+	u64 t_settle;		/* from here on D reports x* +- 20 % */
+	s64 offset;
+};
+
+#define LOOP_END	(2000 * MS)
+#define LOOP_T		(4 * MS)
+#define LOOP_D		(10 * MS)
+#define LOOP_WIN	(LOOP_END / LOOP_T)
+#define LOOP_Q		8192	/* packets or reports in flight, at most */
+
+static void closed_loop(u64 ser, struct loop_stats *s)
+{
+	const struct hbh_params p = {
+		.rate = 5 * C10, .rate_min = 5 * C10 / 1024,
+		.rise = 5 * C10 / 64, .horizon = 20 * MS,
+		.alpha = 410, .beta = 461,
+	};
+	static u64 wire[LOOP_Q], rdue[LOOP_Q], served[LOOP_WIN];
+	static struct hbh_report rq[LOOP_Q];
+	u64 wh = 0, wt = 0, rh = 0, rt = 0;
+	u64 tnp = 1 * US, sent = 0, arrived = 0, departed = 0, qlen = 0;
+	u64 dnext = 0, trep = LOOP_T, now = 0;
+	struct hbh_ctl c;
+	unsigned int w, k;
+
+	hbh_ctl_init(&c, &p);
+	*s = (struct loop_stats){ .util_min = 1000, .q_lo = U64_MAX,
+				  .qmin_after_peak = U64_MAX };
+	for (w = 0; w < LOOP_WIN; w++)
+		served[w] = 0;
+	for (;;) {
+		u64 ta = wh != wt ? wire[wh % LOOP_Q] : U64_MAX;
+		u64 td = qlen ? (dnext > now ? dnext : now) : U64_MAX;
+		u64 tr = rh != rt ? rdue[rh % LOOP_Q] : U64_MAX;
+		u64 t = tnp;
+		int ev = 4;
+
+		/* ties: arrival, service, U's report, D's report, U's send */
+		if (trep <= t) {
+			t = trep;
+			ev = 2;
+		}
+		if (tr <= t) {
+			t = tr;
+			ev = 3;
+		}
+		if (td <= t) {
+			t = td;
+			ev = 1;
+		}
+		if (ta <= t) {
+			t = ta;
+			ev = 0;
+		}
+		if (t >= LOOP_END)
+			break;
+		now = t;
+		switch (ev) {
+		case 0:		/* a packet reaches D */
+			wh++;
+			arrived += PKT;
+			qlen++;
+			if (qlen * PKT > s->qmax) {
+				s->qmax = qlen * PKT;
+				s->qmin_after_peak = U64_MAX;
+			}
+			break;
+		case 1:		/* D sends one on */
+			qlen--;
+			departed += PKT;
+			served[now / LOOP_T] += PKT;
+			dnext = now + hbh_len_ns(PKT, C10);
+			if (qlen * PKT < s->qmin_after_peak)
+				s->qmin_after_peak = qlen * PKT;
+			break;
+		case 2:		/* D measures and reports */
+			if (arrived) {
+				assert_true(rt - rh < LOOP_Q);
+				rq[rt % LOOP_Q] = (struct hbh_report){
+					.t_meas = now, .arrived = arrived,
+					.departed = departed, .q_pkts = qlen,
+					.q_bytes = qlen * PKT, .setpoint = SP,
+					.origin = 1,
+				};
+				rdue[rt % LOOP_Q] = now + LOOP_D;
+				rt++;
+				if (qlen * PKT < SP * 8 / 10 ||
+				    qlen * PKT > SP * 12 / 10)
+					s->t_settle = now + LOOP_T;
+				if (now >= LOOP_END / 2) {
+					if (qlen * PKT < s->q_lo)
+						s->q_lo = qlen * PKT;
+					if (qlen * PKT > s->q_hi)
+						s->q_hi = qlen * PKT;
+				}
+			}
+			trep += LOOP_T;
+			break;
+		case 3: {	/* U receives it */
+			struct hbh_report r = rq[rh % LOOP_Q];
+
+			rh++;
+			assert_int_not_equal(hbh_ctl_report(&c, &p, &r, sent),
+					     HBH_UPD_STALE);
+			if (c.state == HBH_CONTROLLED) {
+				u64 soon = now + hbh_len_ns(PKT, c.rate);
+
+				if (tnp > soon)
+					tnp = soon;
+			}
+			break;
+		}
+		case 4:		/* U sends; its own link (5 C) never binds */
+			assert_true(wt - wh < LOOP_Q);
+			sent += PKT;
+			wire[wt % LOOP_Q] = now + LOOP_D + ser;
+			wt++;
+			tnp = now + hbh_len_ns(PKT, c.rate);
+			break;
+		}
+	}
+	s->q_end = qlen * PKT;
+	s->offset = c.offset;
+	/* 20 ms windows = 5 report periods, sliding by one period */
+	s->t95 = 0;
+	for (w = 0; w + 5 <= LOOP_WIN; w++) {
+		u64 sum = 0;
+
+		for (k = 0; k < 5; k++)
+			sum += served[w + k];
+		sum = sum * 1000 / (C10 * 20 / 1000);
+		if (sum < 950)
+			s->t95 = (w + 1) * LOOP_T;
+		if (w * LOOP_T >= 300 * MS && sum < s->util_min)
+			s->util_min = sum;
+	}
+}
+
+static void print_loop(const char *name, const struct loop_stats *s)
+{
+	print_message("# %s: max queue %llu B (%llu pkts), >= 95%% busy from "
+		      "%llu ms, worst window after 300 ms %llu/1000, queue at 2 s "
+		      "%llu B, last second %llu..%llu B, within 20 %% from %llu ms, "
+		      "min after peak %llu B, offset %lld\n", name,
+		      (unsigned long long)s->qmax,
+		      (unsigned long long)s->qmax / PKT,
+		      (unsigned long long)s->t95 / MS,
+		      (unsigned long long)s->util_min,
+		      (unsigned long long)s->q_end,
+		      (unsigned long long)s->q_lo, (unsigned long long)s->q_hi,
+		      (unsigned long long)s->t_settle / MS,
+		      (unsigned long long)s->qmin_after_peak,
+		      (long long)s->offset);
+}
+
+/*
+ * The bound on the queue: the first packet reaches D at 10 ms; D's report
+ * at the next multiple of T (at most 10 + T ms) is the baseline, the one
+ * after it (<= 10 + 2T) the first that sets a rate, which acts at D 2d =
+ * 20 ms later.  Until then D receives 5 C and serves C: at most
+ * 4 C * (2T + 2d) = 5e6 * 28 ms = 140 000 B, plus one packet.  Here
+ * (reports at 12 and 16 ms) it is 4 C * 26 ms = 130 000 B + 1 packet.
+ */
+static void test_closed_loop(void **state)
+{
+	struct loop_stats s;
+
+	(void)state;
+	closed_loop(0, &s);
+	print_loop("closed loop", &s);
+	assert_in_range(s.qmax, 130000, 140000 + PKT);
+	/* D's link is busy from the first packet on (10 ms) */
+	assert_true(s.t95 <= 300 * MS);
+	assert_true(s.util_min >= 950);
+	assert_in_range(s.q_end, SP * 8 / 10, SP * 12 / 10);
+	assert_in_range(s.q_lo, SP * 8 / 10, SP * 12 / 10);
+	assert_in_range(s.q_hi, SP * 8 / 10, SP * 12 / 10);
+	assert_int_equal(s.offset, 0);
+}
+
+/*
+ * Known problem (reported, not fixed here): the offset cliff.  hbh_rebase()
+ * accepts sent - arrived as a true in-flight count only up to p->rate * H,
+ * with no margin.  A flow that is still uncontrolled sends at exactly
+ * p->rate, so at its first report sent - arrived = rate * (the real loop
+ * delay), which exceeds rate * H as soon as the loop is a little longer
+ * than hoprtt: one packet's time on U's wire suffices.  The offset then
+ * becomes about rate * H / 2 and stays until the next rebase, so the
+ * queue settles about rate * H / 2 above x* (here 5 C * 20 ms / 2 =
+ * 62 500 B, 125 packets, on a 50-packet setpoint).
+ *
+ * Unit form: at 10 Mbit/s, one byte over C * H moves the operating point
+ * by C * H / 2 = 12 500 B.  Loop form: the closed loop above with the 80 us
+ * that 500 B take on U's wire at 5 C (data reach D 10.08 ms after U
+ * dequeued them): the queue settles at 88 000 B instead of 25 000.
+ */
+static void test_offset_cliff(void **state)
+{
+	struct loop_stats s;
+	struct feed f;
+	bool ok;
+
+	(void)state;
+	feed_init(&f, &p10);
+	feed(&f, 0, 0, SP, 25001);
+	print_message("# offset cliff: sent - arrived = C H + 1 -> offset %lld\n",
+		      (long long)f.c.offset);
+	ok = f.c.offset >= -(s64)PKT && f.c.offset <= (s64)PKT;
+
+	closed_loop(80 * US, &s);
+	print_loop("closed loop, 80 us on U's wire", &s);
+	ok = ok && s.q_end >= SP * 8 / 10 && s.q_end <= SP * 12 / 10 &&
+	     s.util_min >= 950 && s.qmax <= 140000 + 2 * PKT;
+	if (XFAIL_OFFSET_CLIFF && !ok) {
+		/* cmocka's skip() prints "not ok # SKIP", which tools/check
+		 * counts as a failure: pass, but say so */
+		print_message("# KNOWN PROBLEM (expected failure): offset "
+			      "cliff, see hbh_core_test.c\n");
+		return;
+	}
+	assert_true(f.c.offset >= -(s64)PKT && f.c.offset <= (s64)PKT);
+	assert_in_range(s.q_end, SP * 8 / 10, SP * 12 / 10);
+	assert_true(s.util_min >= 950);
+	assert_true(s.qmax <= 140000 + 2 * PKT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_steady_state),
+		cmocka_unit_test(test_first_reports),
+		cmocka_unit_test(test_step_response),
+		cmocka_unit_test(test_gradual_start),
+		cmocka_unit_test(test_stale_and_rebase),
+		cmocka_unit_test(test_counter_offset),
+		cmocka_unit_test(test_extremes),
+		cmocka_unit_test(test_fuzz),
+		cmocka_unit_test(test_setpoint),
+		cmocka_unit_test(test_closed_loop),
+		cmocka_unit_test(test_offset_cliff),
+	};
+
+	return cmocka_run_group_tests_name("hbh_core", tests, NULL, NULL);
+}

@@ -1,0 +1,1229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sch_hbh.c	Hop-by-hop rate-based congestion control.
+ *
+ * P. P. Mishra and H. Kanakia, "A Hop by Hop Rate-based Congestion Control
+ * Scheme", ACM SIGCOMM '92.
+ *
+ * A classless qdisc for a node's egress: per-flow queues (flows keyed by
+ * the dissected 5-tuple), each flow sent at its own rate lambda (a per-flow
+ * time_next_packet, as in sch_fq), the link as a whole shaped at "rate",
+ * round robin between the flows that may send.
+ *
+ * Every period T the qdisc reports, to each upstream neighbour that feeds
+ * flows into it (the interface the flows arrived on, skb->skb_iif), each
+ * flow's occupancy and cumulative arrivals and departures, in link-local
+ * frames of Ethertype HBH_ETH_P.  The frames are received by the same
+ * module on the upstream node (dev_add_pack), on the device they arrive on,
+ * whose root qdisc is the hbh instance sending those flows; the rate law of
+ * hbh_core.h sets each flow's lambda from them.  Feedback frames go out
+ * ahead of data and are never shaped.  A flow without feedback (next hop
+ * without hbh, or a host) runs uncontrolled at the link rate.
+ *
+ * mode e2e: only flows that start here (skb_iif == 0) are controlled; a
+ * router relays upstream the most occupied report it has for each flow,
+ * its own or the one from downstream, so the source is driven by the
+ * bottleneck (set "hoprtt" at the source to the end-to-end loop delay).
+ * mode fifo: one shaped drop-tail queue, no feedback.
+ */
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/skbuff.h>
+#include <linux/netdevice.h>
+#include <linux/etherdevice.h>
+#include <linux/hrtimer.h>
+#include <linux/jhash.h>
+#include <linux/random.h>
+#include <linux/rbtree.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/ktime.h>
+#include <net/flow_dissector.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/sch_generic.h>
+
+#include <congavoid/tc_hbh.h>
+#include "congavoid_compat.h"
+#include "hbh_core.h"
+
+#define CREATE_TRACE_POINTS
+#include "hbh_trace.h"
+
+static unsigned int max_flows __read_mostly = 16384;
+module_param(max_flows, uint, 0644);
+MODULE_PARM_DESC(max_flows,
+		 "flows per qdisc, 16..1048576 (default 16384); beyond, packets share one uncontrolled queue");
+
+static unsigned int gc_age_ms __read_mostly = 2000;
+module_param(gc_age_ms, uint, 0644);
+MODULE_PARM_DESC(gc_age_ms,
+		 "idle time after which an empty flow is collected, 100..600000 ms (default 2000)");
+
+#define HBH_BUCKETS_LOG		12
+#define HBH_BUCKETS		BIT(HBH_BUCKETS_LOG)
+#define HBH_FB_MAX		1024	/* entries reported per period */
+#define HBH_FB_FRAME_MAX	256	/* entries accepted per frame */
+#define HBH_GC_SCAN		64	/* flows looked at per period */
+#define HBH_CTL_LIMIT		256	/* feedback frames queued for sending */
+#define HBH_FB_LEN(n)	(sizeof(struct hbh_fb_hdr) + \
+			 (n) * sizeof(struct hbh_fb_entry))
+
+enum hbh_where { HBH_IDLE, HBH_ACTIVE, HBH_THROTTLED };
+
+struct hbh_key {
+	__be32 saddr[4];
+	__be32 daddr[4];
+	__be16 sport;
+	__be16 dport;
+	u8 proto;
+	u8 family;
+	u16 zero;
+};
+
+struct hbh_flow {
+	struct hlist_node hnode;	/* q->hash */
+	struct list_head lru;		/* q->lru, least recently active first */
+	struct list_head active;	/* q->active while it may send */
+	struct rb_node rb;		/* q->throttled, by time_next_packet */
+	struct hbh_key key;
+	struct sk_buff *head;
+	struct sk_buff *tail;
+	u32 qlen;
+	u32 backlog;
+	int deficit;
+	u8 where;			/* enum hbh_where */
+	int up_ifindex;			/* where the flow comes from, 0: local */
+	u32 avg_len;			/* mean packet size, bytes */
+	u64 arrived;			/* cumulative bytes, drops included */
+	u64 departed;
+	u64 dep_rate;			/* departures, bytes/s, EWMA per period */
+	u64 dep_mark;			/* departed at the last period */
+	u64 time_next_packet;
+	u64 last_active;
+	u64 last_fb;			/* last report applied */
+	struct hbh_ctl ctl;
+	struct hbh_report down;		/* e2e: last report from downstream */
+	u64 down_at;
+};
+
+struct hbh_sched_data {
+	struct hbh_params params;
+	u64 rise_cfg;			/* as configured, 0: rate / 64 */
+	u64 rate_min_cfg;		/* as configured, 0: rate / 1024 */
+	u32 flow_limit;
+	u32 setpoint;			/* packets, 0: dynamic */
+	u32 period;			/* ns */
+	u32 hoprtt;			/* ns */
+	u8 mode;			/* enum tc_hbh_mode */
+	bool dead;			/* destroyed: feedback finds nothing */
+
+	u32 quantum;
+	u32 node;			/* our id in feedback frames */
+	u32 seq;
+	u32 hash_seed;
+	u64 link_next;
+	u64 nbr_at;			/* last report accepted from the next hop */
+	struct hlist_head *hash;
+	struct list_head lru;
+	struct list_head active;
+	struct rb_root throttled;
+	struct hbh_flow other;		/* fifo mode, non-IP, table full */
+	struct sk_buff_head ctlq;	/* feedback frames to send */
+
+	struct qdisc_watchdog watchdog;
+	struct hrtimer timer;
+	struct Qdisc *sch;
+	struct hbh_fb_entry *fb_buf;	/* one period's report, by upstream */
+	int *fb_ifindex;
+
+	u32 flows;
+	u32 nthrottled;
+	u32 ncontrolled;
+	u64 fb_sent;
+	u64 fb_received;
+	u64 fb_rejected;
+	u64 fb_entries_ignored;
+	u64 overlimit_dropped;
+	u64 flow_dropped;
+	u64 flows_gc;
+	u64 flow_overflow;
+};
+
+static struct kmem_cache *hbh_flow_cachep __read_mostly;
+static struct Qdisc_ops hbh_qdisc_ops;
+
+/* Feedback older than this leaves a flow uncontrolled. */
+static u64 hbh_fb_timeout(const struct hbh_sched_data *q)
+{
+	return max_t(u64, 50ULL * q->period, 4ULL * q->hoprtt);
+}
+
+static bool hbh_controls(const struct hbh_sched_data *q,
+			 const struct hbh_flow *f)
+{
+	if (f == &q->other)
+		return false;
+	return q->mode == TC_HBH_MODE_HBH ||
+	       (q->mode == TC_HBH_MODE_E2E && !f->up_ifindex);
+}
+
+/* ---- flow table ---- */
+
+static bool hbh_key_of(const struct sk_buff *skb, struct hbh_key *k)
+{
+	struct flow_keys keys;
+
+	memset(k, 0, sizeof(*k));
+	if (!skb_flow_dissect_flow_keys(skb, &keys, 0))
+		return false;
+	switch (keys.control.addr_type) {
+	case FLOW_DISSECTOR_KEY_IPV4_ADDRS:
+		k->saddr[0] = keys.addrs.v4addrs.src;
+		k->daddr[0] = keys.addrs.v4addrs.dst;
+		k->family = HBH_FB_FAMILY_IPV4;
+		break;
+	case FLOW_DISSECTOR_KEY_IPV6_ADDRS:
+		memcpy(k->saddr, &keys.addrs.v6addrs.src, 16);
+		memcpy(k->daddr, &keys.addrs.v6addrs.dst, 16);
+		k->family = HBH_FB_FAMILY_IPV6;
+		break;
+	default:
+		return false;
+	}
+	k->sport = keys.ports.src;
+	k->dport = keys.ports.dst;
+	k->proto = keys.basic.ip_proto;
+	return true;
+}
+
+static struct hlist_head *hbh_bucket(const struct hbh_sched_data *q,
+				     const struct hbh_key *k)
+{
+	BUILD_BUG_ON(sizeof(*k) % sizeof(u32));
+	return &q->hash[jhash2((const u32 *)k, sizeof(*k) / sizeof(u32),
+			       q->hash_seed) & (HBH_BUCKETS - 1)];
+}
+
+static struct hbh_flow *hbh_lookup(const struct hbh_sched_data *q,
+				   const struct hbh_key *k)
+{
+	struct hbh_flow *f;
+
+	hlist_for_each_entry(f, hbh_bucket(q, k), hnode)
+		if (!memcmp(&f->key, k, sizeof(*k)))
+			return f;
+	return NULL;
+}
+
+static void hbh_flow_setup(struct hbh_sched_data *q, struct hbh_flow *f)
+{
+	INIT_LIST_HEAD(&f->lru);
+	INIT_LIST_HEAD(&f->active);
+	RB_CLEAR_NODE(&f->rb);
+	hbh_ctl_init(&f->ctl, &q->params);
+}
+
+static struct hbh_flow *hbh_classify(struct hbh_sched_data *q,
+				     struct sk_buff *skb, u64 now)
+{
+	struct hbh_flow *f;
+	struct hbh_key k;
+
+	if (q->mode == TC_HBH_MODE_FIFO || !hbh_key_of(skb, &k))
+		return &q->other;
+	f = hbh_lookup(q, &k);
+	if (f)
+		return f;
+	if (q->flows >= READ_ONCE(max_flows))
+		goto overflow;
+	f = kmem_cache_zalloc(hbh_flow_cachep, GFP_ATOMIC | __GFP_NOWARN);
+	if (!f)
+		goto overflow;
+	hbh_flow_setup(q, f);
+	f->key = k;
+	if (q->mode == TC_HBH_MODE_HBH && q->nbr_at &&
+	    now - q->nbr_at < hbh_fb_timeout(q)) {
+		hbh_ctl_ramp(&f->ctl, &q->params);
+		f->last_fb = now;
+		q->ncontrolled++;
+	}
+	hlist_add_head(&f->hnode, hbh_bucket(q, &k));
+	list_add_tail(&f->lru, &q->lru);
+	q->flows++;
+	return f;
+
+overflow:
+	q->flow_overflow++;
+	return &q->other;
+}
+
+static void hbh_flow_add_skb(struct hbh_flow *f, struct sk_buff *skb)
+{
+	skb->next = NULL;
+	if (f->head)
+		f->tail->next = skb;
+	else
+		f->head = skb;
+	f->tail = skb;
+	f->qlen++;
+	f->backlog += qdisc_pkt_len(skb);
+}
+
+static struct sk_buff *hbh_flow_pop(struct hbh_flow *f)
+{
+	struct sk_buff *skb = f->head;
+
+	f->head = skb->next;
+	skb_mark_not_on_list(skb);
+	f->qlen--;
+	f->backlog -= qdisc_pkt_len(skb);
+	return skb;
+}
+
+static void hbh_throttle(struct hbh_sched_data *q, struct hbh_flow *f)
+{
+	struct rb_node **p = &q->throttled.rb_node, *parent = NULL;
+
+	while (*p) {
+		struct hbh_flow *o = rb_entry(*p, struct hbh_flow, rb);
+
+		parent = *p;
+		if (f->time_next_packet >= o->time_next_packet)
+			p = &parent->rb_right;
+		else
+			p = &parent->rb_left;
+	}
+	rb_link_node(&f->rb, parent, p);
+	rb_insert_color(&f->rb, &q->throttled);
+	f->where = HBH_THROTTLED;
+	q->nthrottled++;
+}
+
+static void hbh_unthrottle_one(struct hbh_sched_data *q, struct hbh_flow *f)
+{
+	rb_erase(&f->rb, &q->throttled);
+	RB_CLEAR_NODE(&f->rb);
+	q->nthrottled--;
+	f->where = HBH_IDLE;
+}
+
+/* Sent at its own rate: controlled, below the link's. */
+static bool hbh_paced(const struct hbh_sched_data *q, const struct hbh_flow *f)
+{
+	return hbh_controls(q, f) && f->ctl.state == HBH_CONTROLLED &&
+	       f->ctl.rate < q->params.rate;
+}
+
+/* A flow with packets goes where it can next send. */
+static void hbh_schedule_flow(struct hbh_sched_data *q, struct hbh_flow *f,
+			      u64 now)
+{
+	if (f->time_next_packet > now && hbh_paced(q, f)) {
+		hbh_throttle(q, f);
+	} else {
+		list_add_tail(&f->active, &q->active);
+		f->where = HBH_ACTIVE;
+	}
+}
+
+static void hbh_flow_detach(struct hbh_sched_data *q, struct hbh_flow *f)
+{
+	if (f->where == HBH_THROTTLED)
+		hbh_unthrottle_one(q, f);
+	else if (f->where == HBH_ACTIVE)
+		list_del_init(&f->active);
+	f->where = HBH_IDLE;
+}
+
+static void hbh_flow_free(struct hbh_sched_data *q, struct hbh_flow *f)
+{
+	hbh_flow_detach(q, f);
+	if (f->ctl.state == HBH_CONTROLLED)
+		q->ncontrolled--;
+	hlist_del(&f->hnode);
+	list_del(&f->lru);
+	q->flows--;
+	kmem_cache_free(hbh_flow_cachep, f);
+}
+
+/* Drop every packet of @f (reset, destroy), with the qdisc's counts. */
+static void hbh_flow_purge(struct Qdisc *sch, struct hbh_flow *f)
+{
+	while (f->head) {
+		struct sk_buff *skb = hbh_flow_pop(f);
+
+		qdisc_qstats_backlog_dec(sch, skb);
+		sch->q.qlen--;
+		rtnl_kfree_skbs(skb, skb);
+	}
+}
+
+static void hbh_free_all(struct Qdisc *sch)
+{
+	struct hbh_sched_data *q = qdisc_priv(sch);
+	struct hbh_flow *f, *n;
+
+	list_for_each_entry_safe(f, n, &q->lru, lru) {
+		hbh_flow_purge(sch, f);
+		hbh_flow_free(q, f);
+	}
+	hbh_flow_purge(sch, &q->other);
+	hbh_flow_detach(q, &q->other);
+	hbh_ctl_init(&q->other.ctl, &q->params);
+	q->ncontrolled = 0;
+}
+
+/* ---- data path ---- */
+
+static int hbh_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+		       struct sk_buff **to_free)
+{
+	struct hbh_sched_data *q = qdisc_priv(sch);
+	u32 len = qdisc_pkt_len(skb);
+	struct hbh_flow *f;
+	u64 now;
+
+	if (unlikely(skb->protocol == htons(HBH_ETH_P))) {
+		/* a feedback frame: ahead of data, not shaped */
+		if (skb_queue_len(&q->ctlq) >= HBH_CTL_LIMIT)
+			return qdisc_drop(skb, sch, to_free);
+		__skb_queue_tail(&q->ctlq, skb);
+		qdisc_qstats_backlog_inc(sch, skb);
+		sch->q.qlen++;
+		return NET_XMIT_SUCCESS;
+	}
+
+	now = ktime_get_ns();
+	f = hbh_classify(q, skb, now);
+	f->arrived += len;
+	f->up_ifindex = skb->skb_iif;
+	f->last_active = now;
+	if (f != &q->other)
+		list_move_tail(&f->lru, &q->lru);
+
+	if (f != &q->other && unlikely(f->qlen >= q->flow_limit)) {
+		q->flow_dropped++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+	if (unlikely(sch->q.qlen >= sch->limit)) {
+		q->overlimit_dropped++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+
+	f->avg_len = f->avg_len ? (u32)hbh_ewma8(f->avg_len, len) : len;
+	hbh_flow_add_skb(f, skb);
+	if (f->where == HBH_IDLE) {
+		f->deficit = q->quantum;
+		hbh_schedule_flow(q, f, now);
+	}
+	qdisc_qstats_backlog_inc(sch, skb);
+	sch->q.qlen++;
+	return NET_XMIT_SUCCESS;
+}
+
+/*
+ * Advance a send clock by @len_ns.  A wake-up up to @slack late keeps its
+ * credit (the next packets go out back to back until the clock catches up):
+ * timer latency must not lower the rate.  Later than that, the flow or link
+ * was idle and starts afresh.  Flows get one period of slack, the link two
+ * (a burst of at most 8 ms at the link rate by default).
+ */
+static u64 hbh_advance(u64 clock, u64 now, u64 len_ns, u64 slack)
+{
+	if (clock <= now && now - clock < max(len_ns, slack))
+		return clock + len_ns;
+	return max(clock, now) + len_ns;
+}
+
+static void hbh_unthrottle(struct hbh_sched_data *q, u64 now)
+{
+	struct rb_node *p;
+
+	while ((p = rb_first(&q->throttled))) {
+		struct hbh_flow *f = rb_entry(p, struct hbh_flow, rb);
+
+		if (f->time_next_packet > now)
+			break;
+		hbh_unthrottle_one(q, f);
+		list_add_tail(&f->active, &q->active);
+		f->where = HBH_ACTIVE;
+	}
+}
+
+static struct sk_buff *hbh_dequeue(struct Qdisc *sch)
+{
+	struct hbh_sched_data *q = qdisc_priv(sch);
+	struct hbh_flow *f;
+	struct sk_buff *skb;
+	u64 now = ktime_get_ns();
+	u32 len;
+
+	skb = __skb_dequeue(&q->ctlq);
+	if (skb)
+		goto out;
+	if (!sch->q.qlen)
+		return NULL;
+	if (now < q->link_next) {
+		qdisc_watchdog_schedule_ns(&q->watchdog, q->link_next);
+		return NULL;
+	}
+	hbh_unthrottle(q, now);
+
+	for (;;) {
+		f = list_first_entry_or_null(&q->active, struct hbh_flow,
+					     active);
+		if (!f) {
+			struct rb_node *p = rb_first(&q->throttled);
+
+			if (p) {
+				f = rb_entry(p, struct hbh_flow, rb);
+				qdisc_watchdog_schedule_ns(&q->watchdog,
+							   f->time_next_packet);
+			}
+			return NULL;
+		}
+		if (f->deficit <= 0) {
+			f->deficit += q->quantum;
+			list_move_tail(&f->active, &q->active);
+			continue;
+		}
+		break;
+	}
+
+	skb = hbh_flow_pop(f);
+	len = qdisc_pkt_len(skb);
+	f->deficit -= len;
+	f->departed += len;
+	f->last_active = now;
+	if (f != &q->other)
+		list_move_tail(&f->lru, &q->lru);
+
+	if (hbh_controls(q, f) && f->ctl.state == HBH_CONTROLLED &&
+	    now - f->last_fb > hbh_fb_timeout(q)) {
+		hbh_ctl_expire(&f->ctl, &q->params);
+		q->ncontrolled--;
+	}
+	if (hbh_paced(q, f))
+		f->time_next_packet = hbh_advance(f->time_next_packet, now,
+						  hbh_len_ns(len, f->ctl.rate),
+						  q->period);
+	else
+		f->time_next_packet = 0;	/* the link paces it */
+	list_del_init(&f->active);
+	f->where = HBH_IDLE;
+	if (f->qlen) {
+		if (f->deficit > 0 && f->time_next_packet <= now) {
+			/* keep its turn */
+			list_add(&f->active, &q->active);
+			f->where = HBH_ACTIVE;
+		} else {
+			hbh_schedule_flow(q, f, now);
+		}
+	}
+	q->link_next = hbh_advance(q->link_next, now,
+				   hbh_len_ns(len, q->params.rate),
+				   2ULL * q->period);
+out:
+	qdisc_qstats_backlog_dec(sch, skb);
+	sch->q.qlen--;
+	qdisc_bstats_update(sch, skb);
+	return skb;
+}
+
+static void hbh_reset(struct Qdisc *sch)
+{
+	struct hbh_sched_data *q = qdisc_priv(sch);
+
+	hbh_free_all(sch);
+	__skb_queue_purge(&q->ctlq);
+	sch->q.qlen = 0;
+	sch->qstats.backlog = 0;
+	q->link_next = 0;
+	qdisc_watchdog_cancel(&q->watchdog);
+}
+
+/* ---- feedback: sending ---- */
+
+static void hbh_fill_entry(struct hbh_fb_entry *e, const struct hbh_flow *f,
+			   u32 origin, u32 q_pkts, u32 q_bytes, u32 setpoint,
+			   u64 arrived, u64 departed)
+{
+	memcpy(e->saddr, f->key.saddr, sizeof(e->saddr));
+	memcpy(e->daddr, f->key.daddr, sizeof(e->daddr));
+	e->sport = f->key.sport;
+	e->dport = f->key.dport;
+	e->proto = f->key.proto;
+	e->family = f->key.family;
+	e->reserved = 0;
+	e->q_pkts = htonl(q_pkts);
+	e->q_bytes = htonl(q_bytes);
+	e->setpoint = htonl(setpoint);
+	e->origin = htonl(origin);
+	e->arrived = cpu_to_be64(arrived);
+	e->departed = cpu_to_be64(departed);
+}
+
+/*
+ * Under the root lock: one entry per recently active flow that came from a
+ * neighbour, with the ifindex to send it on.  Also the per-flow departure
+ * rate for the dynamic setpoint, and garbage collection.
+ */
+static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
+{
+	struct hbh_sched_data *q = qdisc_priv(sch);
+	u64 window = hbh_fb_timeout(q) / 2;
+	u64 gc_age = (u64)clamp_t(u32, READ_ONCE(gc_age_ms), 100, 600000) *
+		     NSEC_PER_MSEC;
+	struct hbh_flow *f, *n;
+	unsigned int cnt = 0, scanned = 0;
+
+	list_for_each_entry_reverse(f, &q->lru, lru) {
+		const struct hbh_report *d = &f->down;
+		u32 sp;
+
+		if (now - f->last_active > window || cnt == HBH_FB_MAX)
+			break;
+		f->dep_rate = hbh_ewma8(f->dep_rate,
+					hbh_rate_of(f->departed - f->dep_mark,
+						    q->period));
+		f->dep_mark = f->departed;
+		if (!f->up_ifindex)
+			continue;
+		sp = hbh_setpoint(q->setpoint, f->avg_len ? : 1, f->dep_rate,
+				  sch->limit, q->params.rate);
+		if (q->mode == TC_HBH_MODE_E2E && f->down_at &&
+		    now - f->down_at <= window && d->q_pkts >= f->qlen)
+			hbh_fill_entry(&q->fb_buf[cnt], f, d->origin, d->q_pkts,
+				       d->q_bytes, d->setpoint, d->arrived,
+				       d->departed);
+		else
+			hbh_fill_entry(&q->fb_buf[cnt], f, q->node, f->qlen,
+				       f->backlog, sp, f->arrived, f->departed);
+		q->fb_ifindex[cnt++] = f->up_ifindex;
+	}
+
+	list_for_each_entry_safe(f, n, &q->lru, lru) {
+		if (++scanned > HBH_GC_SCAN || now - f->last_active <= gc_age)
+			break;
+		if (f->qlen)
+			continue;
+		hbh_flow_free(q, f);
+		q->flows_gc++;
+	}
+	return cnt;
+}
+
+static void hbh_send_frame(struct hbh_sched_data *q, struct net_device *dev,
+			   const int *idx, unsigned int n, u64 t_meas)
+{
+	unsigned int hlen = LL_RESERVED_SPACE(dev);
+	struct hbh_fb_hdr *h;
+	struct sk_buff *skb;
+	unsigned int i;
+
+	skb = alloc_skb(hlen + HBH_FB_LEN(n) + dev->needed_tailroom,
+			GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb)
+		return;
+	skb_reserve(skb, hlen);
+	skb_reset_network_header(skb);
+	h = skb_put(skb, sizeof(*h));
+	h->magic = htons(HBH_FB_MAGIC);
+	h->version = HBH_FB_VERSION;
+	h->type = HBH_FB_TYPE_REPORT;
+	h->count = htons(n);
+	h->reserved = 0;
+	h->node = htonl(q->node);
+	h->seq = htonl(q->seq++);
+	h->t_meas = cpu_to_be64(t_meas);
+	for (i = 0; i < n; i++)
+		skb_put_data(skb, &q->fb_buf[idx[i]], sizeof(q->fb_buf[0]));
+
+	skb->dev = dev;
+	skb->protocol = htons(HBH_ETH_P);
+	skb->priority = TC_PRIO_CONTROL;
+	if (dev_hard_header(skb, dev, HBH_ETH_P, dev->broadcast,
+			    dev->dev_addr, skb->len) < 0) {
+		kfree_skb(skb);
+		return;
+	}
+	if (dev_queue_xmit(skb) == NET_XMIT_SUCCESS)
+		WRITE_ONCE(q->fb_sent, q->fb_sent + 1);
+}
+
+/* Outside any qdisc lock: the entries, grouped by upstream interface. */
+static void hbh_send_reports(struct Qdisc *sch, unsigned int cnt, u64 now)
+{
+	struct hbh_sched_data *q = qdisc_priv(sch);
+	struct net *net = dev_net(qdisc_dev(sch));
+	int idx[HBH_FB_FRAME_MAX];
+	unsigned int i, j, n, per;
+
+	rcu_read_lock();
+	for (i = 0; i < cnt; i++) {
+		int ifindex = q->fb_ifindex[i];
+		struct net_device *dev;
+
+		if (!ifindex)
+			continue;
+		dev = dev_get_by_index_rcu(net, ifindex);
+		if (!dev || !netif_running(dev) || !dev->header_ops ||
+		    dev->mtu < HBH_FB_LEN(1)) {
+			for (j = i; j < cnt; j++)
+				if (q->fb_ifindex[j] == ifindex)
+					q->fb_ifindex[j] = 0;
+			continue;
+		}
+		per = min_t(unsigned int, HBH_FB_FRAME_MAX,
+			    (dev->mtu - sizeof(struct hbh_fb_hdr)) /
+			    sizeof(struct hbh_fb_entry));
+		n = 0;
+		for (j = i; j < cnt; j++) {
+			if (q->fb_ifindex[j] != ifindex)
+				continue;
+			q->fb_ifindex[j] = 0;
+			idx[n++] = j;
+			if (n == per) {
+				hbh_send_frame(q, dev, idx, n, now);
+				n = 0;
+			}
+		}
+		if (n)
+			hbh_send_frame(q, dev, idx, n, now);
+	}
+	rcu_read_unlock();
+}
+
+static enum hrtimer_restart hbh_timer(struct hrtimer *timer)
+{
+	struct hbh_sched_data *q = container_of(timer, struct hbh_sched_data,
+						timer);
+	struct Qdisc *sch = q->sch;
+	spinlock_t *root_lock = qdisc_lock(qdisc_root_sleeping(sch));
+	unsigned int cnt;
+	u64 now;
+
+	spin_lock(root_lock);
+	now = ktime_get_ns();
+	cnt = q->mode == TC_HBH_MODE_FIFO ? 0 : hbh_snapshot(sch, now);
+	spin_unlock(root_lock);
+
+	if (cnt)
+		hbh_send_reports(sch, cnt, now);
+	hrtimer_forward_now(timer, ns_to_ktime(READ_ONCE(q->period)));
+	return HRTIMER_RESTART;
+}
+
+/* ---- feedback: receiving ---- */
+
+static bool hbh_entry_ok(const struct hbh_fb_entry *e)
+{
+	if (e->reserved || !e->setpoint)
+		return false;
+	if (e->family == HBH_FB_FAMILY_IPV4)
+		return !(e->saddr[1] | e->saddr[2] | e->saddr[3] |
+			 e->daddr[1] | e->daddr[2] | e->daddr[3]);
+	return e->family == HBH_FB_FAMILY_IPV6;
+}
+
+static void hbh_apply(struct hbh_sched_data *q, struct hbh_flow *f,
+		      const struct hbh_fb_entry *e, u64 t_meas, u64 now,
+		      int ifindex)
+{
+	struct hbh_report r = {
+		.t_meas		= t_meas,
+		.arrived	= be64_to_cpu(e->arrived),
+		.departed	= be64_to_cpu(e->departed),
+		.q_pkts		= ntohl(e->q_pkts),
+		.q_bytes	= ntohl(e->q_bytes),
+		.setpoint	= ntohl(e->setpoint),
+		.origin		= ntohl(e->origin),
+	};
+	bool was = f->ctl.state == HBH_CONTROLLED;
+	enum hbh_update u;
+
+	if (!hbh_controls(q, f)) {
+		/* e2e relay: keep the latest for the upstream report */
+		f->down = r;
+		f->down_at = now;
+		return;
+	}
+	u = hbh_ctl_report(&f->ctl, &q->params, &r, f->departed);
+	trace_hbh_rate(ifindex, f->key.saddr, f->key.daddr, ntohs(f->key.sport),
+		       ntohs(f->key.dport), f->key.proto, f->key.family, &r,
+		       &f->ctl, u);
+	if (u == HBH_UPD_STALE)
+		return;
+	f->last_fb = now;
+	if (!was && f->ctl.state == HBH_CONTROLLED)
+		q->ncontrolled++;
+	/* a flow waiting longer than one packet at its new rate: sooner */
+	if (f->ctl.state == HBH_CONTROLLED) {
+		u64 soon = now + hbh_len_ns(f->avg_len ? : 1, f->ctl.rate);
+
+		if (f->time_next_packet > soon) {
+			f->time_next_packet = soon;
+			if (f->where == HBH_THROTTLED) {
+				hbh_unthrottle_one(q, f);
+				hbh_throttle(q, f);
+			}
+		}
+	}
+}
+
+static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
+		   struct packet_type *pt, struct net_device *orig_dev)
+{
+	const struct hbh_fb_entry *e;
+	const struct hbh_fb_hdr *h;
+	struct hbh_sched_data *q;
+	struct Qdisc *sch;
+	unsigned int n, i;
+	u64 now, t_meas;
+
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return NET_RX_DROP;
+	sch = rcu_dereference(dev->qdisc);
+	if (!sch || sch->ops != &hbh_qdisc_ops)
+		goto drop;
+	q = qdisc_priv(sch);
+
+	h = pskb_may_pull(skb, sizeof(*h)) ? (void *)skb->data : NULL;
+	n = h ? ntohs(h->count) : 0;
+	if (!h || h->magic != htons(HBH_FB_MAGIC) ||
+	    h->version != HBH_FB_VERSION || h->type != HBH_FB_TYPE_REPORT ||
+	    h->reserved || !n || n > HBH_FB_FRAME_MAX ||
+	    skb->len != HBH_FB_LEN(n) || !pskb_may_pull(skb, HBH_FB_LEN(n)))
+		goto reject;
+	h = (void *)skb->data;
+	e = (void *)(h + 1);
+	for (i = 0; i < n; i++)
+		if (!hbh_entry_ok(&e[i]))
+			goto reject;
+	t_meas = be64_to_cpu(h->t_meas);
+	now = ktime_get_ns();
+
+	spin_lock(qdisc_lock(sch));
+	if (q->dead || q->mode == TC_HBH_MODE_FIFO) {
+		spin_unlock(qdisc_lock(sch));
+		goto reject;
+	}
+	for (i = 0; i < n; i++) {
+		struct hbh_key k = {};
+		struct hbh_flow *f;
+
+		memcpy(k.saddr, e[i].saddr, sizeof(k.saddr));
+		memcpy(k.daddr, e[i].daddr, sizeof(k.daddr));
+		k.sport = e[i].sport;
+		k.dport = e[i].dport;
+		k.proto = e[i].proto;
+		k.family = e[i].family;
+		f = hbh_lookup(q, &k);
+		if (!f) {
+			q->fb_entries_ignored++;
+			continue;
+		}
+		hbh_apply(q, f, &e[i], t_meas, now, dev->ifindex);
+	}
+	q->fb_received++;
+	q->nbr_at = now;
+	spin_unlock(qdisc_lock(sch));
+	__netif_schedule(sch);
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+
+reject:
+	spin_lock(qdisc_lock(sch));
+	if (!q->dead)
+		q->fb_rejected++;
+	spin_unlock(qdisc_lock(sch));
+drop:
+	kfree_skb(skb);
+	return NET_RX_DROP;
+}
+
+static struct packet_type hbh_packet_type __read_mostly = {
+	.type	= cpu_to_be16(HBH_ETH_P),
+	.func	= hbh_rcv,
+};
+
+/* ---- configuration ---- */
+
+static const struct nla_policy hbh_policy[TCA_HBH_MAX + 1] = {
+	[TCA_HBH_RATE]		= { .type = NLA_U64 },
+	[TCA_HBH_LIMIT]		= { .type = NLA_U32 },
+	[TCA_HBH_FLOW_LIMIT]	= { .type = NLA_U32 },
+	[TCA_HBH_SETPOINT]	= { .type = NLA_U32 },
+	[TCA_HBH_PERIOD]	= { .type = NLA_U32 },
+	[TCA_HBH_ALPHA]		= { .type = NLA_U32 },
+	[TCA_HBH_BETA]		= { .type = NLA_U32 },
+	[TCA_HBH_RISE]		= { .type = NLA_U64 },
+	[TCA_HBH_RATE_MIN]	= { .type = NLA_U64 },
+	[TCA_HBH_HOPRTT]	= { .type = NLA_U32 },
+	[TCA_HBH_MODE]		= { .type = NLA_U8 },
+};
+
+static u32 hbh_get_u32(struct nlattr **tb, int attr, u32 cur)
+{
+	return tb[attr] ? nla_get_u32(tb[attr]) : cur;
+}
+
+static u64 hbh_get_u64(struct nlattr **tb, int attr, u64 cur)
+{
+	return tb[attr] ? nla_get_u64(tb[attr]) : cur;
+}
+
+/* Check the new configuration as a whole before anything changes. */
+static int hbh_validate(struct nlattr **tb, struct Qdisc *sch, bool create,
+			struct netlink_ext_ack *extack)
+{
+	const struct hbh_sched_data *q = qdisc_priv(sch);
+	u64 rate = hbh_get_u64(tb, TCA_HBH_RATE, q->params.rate);
+	u64 rate_min = hbh_get_u64(tb, TCA_HBH_RATE_MIN, q->rate_min_cfg);
+	u64 rise = hbh_get_u64(tb, TCA_HBH_RISE, q->rise_cfg);
+	u32 limit = hbh_get_u32(tb, TCA_HBH_LIMIT, sch->limit);
+	u32 flow_limit = hbh_get_u32(tb, TCA_HBH_FLOW_LIMIT, q->flow_limit);
+	u32 setpoint = hbh_get_u32(tb, TCA_HBH_SETPOINT, q->setpoint);
+	u32 v;
+
+	if (create && !tb[TCA_HBH_RATE]) {
+		NL_SET_ERR_MSG(extack, "hbh: rate is required");
+		return -EINVAL;
+	}
+	if (!rate || rate > HBH_RATE_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_RATE],
+				    "hbh: rate must be 1 byte/s..8.8 Tbit/s");
+		return -EINVAL;
+	}
+	if (!limit || limit > HBH_LIMIT_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_LIMIT],
+				    "hbh: limit must be 1..1000000 packets");
+		return -EINVAL;
+	}
+	if (!flow_limit || flow_limit > HBH_LIMIT_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_FLOW_LIMIT],
+				    "hbh: flow_limit must be 1..1000000 packets");
+		return -EINVAL;
+	}
+	if (setpoint > flow_limit || setpoint > limit) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_SETPOINT],
+				    "hbh: setpoint must not exceed flow_limit or limit");
+		return -EINVAL;
+	}
+	v = hbh_get_u32(tb, TCA_HBH_PERIOD, q->period);
+	if (v < HBH_PERIOD_MIN || v > HBH_PERIOD_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_PERIOD],
+				    "hbh: period must be 100us..1s");
+		return -EINVAL;
+	}
+	v = hbh_get_u32(tb, TCA_HBH_HOPRTT, q->hoprtt);
+	if (v < HBH_HOPRTT_MIN || v > HBH_HOPRTT_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_HOPRTT],
+				    "hbh: hoprtt must be 10us..4s");
+		return -EINVAL;
+	}
+	v = hbh_get_u32(tb, TCA_HBH_ALPHA, q->params.alpha);
+	if (!v || v > HBH_SCALE) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_ALPHA],
+				    "hbh: alpha must be in (0, 1]");
+		return -EINVAL;
+	}
+	v = hbh_get_u32(tb, TCA_HBH_BETA, q->params.beta);
+	if (!v || v > HBH_SCALE) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_BETA],
+				    "hbh: beta must be in (0, 1]");
+		return -EINVAL;
+	}
+	if (rate_min > rate) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_RATE_MIN],
+				    "hbh: rate_min must not exceed rate");
+		return -EINVAL;
+	}
+	if (rise > rate) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_RISE],
+				    "hbh: rise must not exceed rate");
+		return -EINVAL;
+	}
+	if (tb[TCA_HBH_MODE] && nla_get_u8(tb[TCA_HBH_MODE]) > TC_HBH_MODE_FIFO) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_MODE],
+				    "hbh: mode must be 0 (hbh), 1 (e2e) or 2 (fifo)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void hbh_derive(struct hbh_sched_data *q)
+{
+	struct hbh_params *p = &q->params;
+
+	p->rate_min = q->rate_min_cfg ? : max_t(u64, p->rate / 1024, 1);
+	p->rise = q->rise_cfg ? : max_t(u64, p->rate / 64, 1);
+	p->horizon = q->hoprtt;
+}
+
+static int hbh_change(struct Qdisc *sch, struct nlattr *opt,
+		      struct netlink_ext_ack *extack)
+{
+	struct hbh_sched_data *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_HBH_MAX + 1];
+	unsigned int dropped_pkts = 0, dropped_bytes = 0;
+	bool create = !q->params.rate;
+	struct hbh_flow *f;
+	u8 mode;
+	int err;
+
+	if (!opt) {
+		NL_SET_ERR_MSG(extack, "hbh: rate is required");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, TCA_HBH_MAX, opt, hbh_policy, extack);
+	if (err < 0)
+		return err;
+	err = hbh_validate(tb, sch, create, extack);
+	if (err)
+		return err;
+
+	sch_tree_lock(sch);
+	if (tb[TCA_HBH_RATE])
+		q->params.rate = nla_get_u64(tb[TCA_HBH_RATE]);
+	if (tb[TCA_HBH_RATE_MIN])
+		q->rate_min_cfg = nla_get_u64(tb[TCA_HBH_RATE_MIN]);
+	if (tb[TCA_HBH_RISE])
+		q->rise_cfg = nla_get_u64(tb[TCA_HBH_RISE]);
+	if (tb[TCA_HBH_LIMIT])
+		WRITE_ONCE(sch->limit, nla_get_u32(tb[TCA_HBH_LIMIT]));
+	if (tb[TCA_HBH_FLOW_LIMIT])
+		WRITE_ONCE(q->flow_limit, nla_get_u32(tb[TCA_HBH_FLOW_LIMIT]));
+	if (tb[TCA_HBH_SETPOINT])
+		WRITE_ONCE(q->setpoint, nla_get_u32(tb[TCA_HBH_SETPOINT]));
+	if (tb[TCA_HBH_PERIOD])
+		WRITE_ONCE(q->period, nla_get_u32(tb[TCA_HBH_PERIOD]));
+	if (tb[TCA_HBH_HOPRTT])
+		WRITE_ONCE(q->hoprtt, nla_get_u32(tb[TCA_HBH_HOPRTT]));
+	if (tb[TCA_HBH_ALPHA])
+		WRITE_ONCE(q->params.alpha, nla_get_u32(tb[TCA_HBH_ALPHA]));
+	if (tb[TCA_HBH_BETA])
+		WRITE_ONCE(q->params.beta, nla_get_u32(tb[TCA_HBH_BETA]));
+	hbh_derive(q);
+
+	mode = tb[TCA_HBH_MODE] ? nla_get_u8(tb[TCA_HBH_MODE]) : q->mode;
+	if (mode != q->mode || tb[TCA_HBH_RATE]) {
+		/* start every flow again from uncontrolled */
+		list_for_each_entry(f, &q->lru, lru) {
+			if (f->ctl.state == HBH_CONTROLLED)
+				q->ncontrolled--;
+			hbh_ctl_init(&f->ctl, &q->params);
+			f->time_next_packet = 0;
+			f->down_at = 0;
+			if (f->where == HBH_THROTTLED) {
+				hbh_unthrottle_one(q, f);
+				list_add_tail(&f->active, &q->active);
+				f->where = HBH_ACTIVE;
+			}
+		}
+		WRITE_ONCE(q->mode, mode);
+	}
+
+	/* trim to the new limits, oldest flows first */
+	list_for_each_entry(f, &q->lru, lru) {
+		while (f->head && (f->qlen > q->flow_limit ||
+				   sch->q.qlen > sch->limit)) {
+			struct sk_buff *skb = hbh_flow_pop(f);
+
+			dropped_pkts++;
+			dropped_bytes += qdisc_pkt_len(skb);
+			q->overlimit_dropped++;
+			qdisc_qstats_backlog_dec(sch, skb);
+			sch->q.qlen--;
+			rtnl_qdisc_drop(skb, sch);
+		}
+		if (!f->head)
+			hbh_flow_detach(q, f);
+	}
+	while (q->other.head && sch->q.qlen > sch->limit) {
+		struct sk_buff *skb = hbh_flow_pop(&q->other);
+
+		dropped_pkts++;
+		dropped_bytes += qdisc_pkt_len(skb);
+		q->overlimit_dropped++;
+		qdisc_qstats_backlog_dec(sch, skb);
+		sch->q.qlen--;
+		rtnl_qdisc_drop(skb, sch);
+	}
+	if (!q->other.head)
+		hbh_flow_detach(q, &q->other);
+	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
+	sch_tree_unlock(sch);
+
+	hrtimer_start(&q->timer, ns_to_ktime(q->period),
+		      HRTIMER_MODE_REL_SOFT);
+	return 0;
+}
+
+static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
+		    struct netlink_ext_ack *extack)
+{
+	struct hbh_sched_data *q = qdisc_priv(sch);
+	int err;
+
+	q->sch = sch;
+	sch->limit = 10000;
+	q->flow_limit = 100;
+	q->setpoint = 20;
+	q->period = 4 * NSEC_PER_MSEC;
+	q->hoprtt = 20 * NSEC_PER_MSEC;
+	q->params.alpha = 410;		/* 0.4 */
+	q->params.beta = 461;		/* 0.45 */
+	q->mode = TC_HBH_MODE_HBH;
+	q->quantum = 2 * psched_mtu(qdisc_dev(sch));
+	q->node = get_random_u32();
+	q->hash_seed = get_random_u32();
+	INIT_LIST_HEAD(&q->lru);
+	INIT_LIST_HEAD(&q->active);
+	q->throttled = RB_ROOT;
+	__skb_queue_head_init(&q->ctlq);
+	hbh_flow_setup(q, &q->other);
+	qdisc_watchdog_init(&q->watchdog, sch);
+	hrtimer_init(&q->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	q->timer.function = hbh_timer;
+
+	q->hash = kvcalloc(HBH_BUCKETS, sizeof(*q->hash), GFP_KERNEL);
+	q->fb_buf = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_buf), GFP_KERNEL);
+	q->fb_ifindex = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_ifindex),
+				 GFP_KERNEL);
+	if (!q->hash || !q->fb_buf || !q->fb_ifindex)
+		return -ENOMEM;		/* destroy frees what was allocated */
+
+	err = hbh_change(sch, opt, extack);
+	if (err)
+		return err;
+	hbh_ctl_init(&q->other.ctl, &q->params);
+	return 0;
+}
+
+static void hbh_destroy(struct Qdisc *sch)
+{
+	struct hbh_sched_data *q = qdisc_priv(sch);
+
+	hrtimer_cancel(&q->timer);
+	qdisc_watchdog_cancel(&q->watchdog);
+	/* feedback may still look this qdisc up until an RCU grace period */
+	spin_lock_bh(qdisc_lock(sch));
+	q->dead = true;
+	if (q->hash)
+		hbh_free_all(sch);
+	spin_unlock_bh(qdisc_lock(sch));
+	__skb_queue_purge(&q->ctlq);
+	kvfree(q->hash);
+	kvfree(q->fb_buf);
+	kvfree(q->fb_ifindex);
+	q->hash = NULL;
+}
+
+static int hbh_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct hbh_sched_data *q = qdisc_priv(sch);
+	struct nlattr *opts;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, TCA_HBH_RATE, READ_ONCE(q->params.rate),
+			      TCA_HBH_PAD) ||
+	    nla_put_u32(skb, TCA_HBH_LIMIT, READ_ONCE(sch->limit)) ||
+	    nla_put_u32(skb, TCA_HBH_FLOW_LIMIT, READ_ONCE(q->flow_limit)) ||
+	    nla_put_u32(skb, TCA_HBH_SETPOINT, READ_ONCE(q->setpoint)) ||
+	    nla_put_u32(skb, TCA_HBH_PERIOD, READ_ONCE(q->period)) ||
+	    nla_put_u32(skb, TCA_HBH_ALPHA, READ_ONCE(q->params.alpha)) ||
+	    nla_put_u32(skb, TCA_HBH_BETA, READ_ONCE(q->params.beta)) ||
+	    nla_put_u64_64bit(skb, TCA_HBH_RISE, READ_ONCE(q->params.rise),
+			      TCA_HBH_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_HBH_RATE_MIN,
+			      READ_ONCE(q->params.rate_min), TCA_HBH_PAD) ||
+	    nla_put_u32(skb, TCA_HBH_HOPRTT, READ_ONCE(q->hoprtt)) ||
+	    nla_put_u8(skb, TCA_HBH_MODE, READ_ONCE(q->mode)))
+		goto nla_put_failure;
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int hbh_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct hbh_sched_data *q = qdisc_priv(sch);
+	struct tc_hbh_xstats st;
+
+	sch_tree_lock(sch);
+	st = (struct tc_hbh_xstats){
+		.flows			= q->flows,
+		.throttled		= q->nthrottled,
+		.fb_sent		= READ_ONCE(q->fb_sent),
+		.fb_received		= q->fb_received,
+		.fb_rejected		= q->fb_rejected,
+		.fb_entries_ignored	= q->fb_entries_ignored,
+		.overlimit_dropped	= q->overlimit_dropped,
+		.flow_dropped		= q->flow_dropped,
+		.flows_gc		= q->flows_gc,
+		.flow_overflow		= q->flow_overflow,
+		.controlled		= q->ncontrolled,
+	};
+	sch_tree_unlock(sch);
+
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+static struct Qdisc_ops hbh_qdisc_ops __read_mostly = {
+	.id		= "hbh",
+	.priv_size	= sizeof(struct hbh_sched_data),
+	.enqueue	= hbh_enqueue,
+	.dequeue	= hbh_dequeue,
+	.peek		= qdisc_peek_dequeued,
+	.init		= hbh_init,
+	.reset		= hbh_reset,
+	.destroy	= hbh_destroy,
+	.change		= hbh_change,
+	.dump		= hbh_dump,
+	.dump_stats	= hbh_dump_stats,
+	.owner		= THIS_MODULE,
+};
+MODULE_ALIAS_NET_SCH("hbh");
+
+static int __init hbh_module_init(void)
+{
+	int err;
+
+	if (max_flows < 16 || max_flows > (1U << 20)) {
+		pr_err("sch_hbh: max_flows must be 16..1048576\n");
+		return -EINVAL;
+	}
+	hbh_flow_cachep = kmem_cache_create("hbh_flow", sizeof(struct hbh_flow),
+					    0, 0, NULL);
+	if (!hbh_flow_cachep)
+		return -ENOMEM;
+	err = register_qdisc(&hbh_qdisc_ops);
+	if (err) {
+		kmem_cache_destroy(hbh_flow_cachep);
+		return err;
+	}
+	dev_add_pack(&hbh_packet_type);
+	return 0;
+}
+
+static void __exit hbh_module_exit(void)
+{
+	dev_remove_pack(&hbh_packet_type);	/* waits for receivers */
+	unregister_qdisc(&hbh_qdisc_ops);
+	kmem_cache_destroy(hbh_flow_cachep);
+}
+
+module_init(hbh_module_init);
+module_exit(hbh_module_exit);
+
+MODULE_AUTHOR("congavoid developers");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Hop-by-hop rate-based congestion control (Mishra & Kanakia)");

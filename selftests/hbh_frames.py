@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Traffic for the sch_hbh selftests that iperf3 cannot make.
+
+  hbh_frames.py fuzz DEV COUNT SADDR DADDR SPORT DPORT
+      COUNT bad feedback frames on DEV (Ethertype 0x88B5, broadcast): random
+      bytes, bad magic/version/type, counts that disagree with the length,
+      truncated and oversized frames, entries with bad families or non-zero
+      reserved fields, and well-formed frames naming flows nobody carries.
+      SADDR.. name a live flow, used inside the malformed frames.
+      HBH_ETHERTYPE=0x88B6 sends the same frames with a type nobody takes
+      (the cost of the traffic alone, for comparison).
+      Prints "<malformed frames> <well-formed frames naming unknown flows>".
+  hbh_frames.py absurd DEV COUNT SADDR DADDR SPORT DPORT
+      COUNT well-formed reports for one flow with random counters, times
+      and origins: whatever they say, the rate stays within its bounds.
+  hbh_frames.py report DEV COUNT SADDR DADDR SPORT DPORT
+      COUNT well-formed reports naming one flow (spoofed feedback).
+  hbh_frames.py flows DADDR NFLOWS ROUNDS
+      UDP datagrams to DADDR:9 from NFLOWS source ports (raw socket, one
+      socket for all), ROUNDS passes over the ports.
+"""
+import os
+import random
+import socket
+import struct
+import sys
+
+ETH_P = int(os.environ.get("HBH_ETHERTYPE", "0x88B5"), 0)
+MAGIC = 0x4842
+HDR = struct.Struct("!HBBHHIIQ")            # 24 bytes
+ENTRY = struct.Struct("!16s16sHHBBHIIIIQQ")  # 72 bytes
+
+
+def entry(saddr, daddr, sport, dport, proto=17, family=4, reserved=0,
+          q=5, qb=7500, sp=30000, origin=1, arr=1000, dep=900):
+    def a(x):
+        return socket.inet_aton(x) + bytes(12) if family == 4 else bytes(16)
+    return ENTRY.pack(a(saddr), a(daddr), sport, dport, proto, family,
+                      reserved, q, qb, sp, origin, arr, dep)
+
+
+def frame(entries, count=None, magic=MAGIC, version=1, typ=1, reserved=0,
+          seq=0, t=0):
+    n = len(entries) if count is None else count
+    return HDR.pack(magic, version, typ, n, reserved, 0xdead, seq, t) + b"".join(entries)
+
+
+def eth(payload):
+    return b"\xff" * 6 + b"\x02\0\0\0\0\x01" + struct.pack("!H", ETH_P) + payload
+
+
+def fuzz(sock, count, flow):
+    """Builds 2000 different frames, 200 of each kind, and sends them in
+    turn until COUNT are out (building each anew is too slow under TCG)."""
+    rnd = random.Random(1)
+    ok_entry = entry(*flow)
+    frames = []
+    for i in range(2000):
+        k = i % 10
+        if k == 0:      # random bytes
+            p = rnd.randbytes(rnd.randrange(0, 1400))
+        elif k == 1:    # bad magic, version, type or reserved
+            p = frame([ok_entry], **rnd.choice([{"magic": 0x1234}, {"version": 9},
+                                                {"typ": 0}, {"reserved": 1}]))
+        elif k == 2:    # count larger than the frame
+            p = frame([ok_entry], count=rnd.randrange(2, 65536))
+        elif k == 3:    # count smaller than the frame, or zero
+            p = frame([ok_entry, ok_entry], count=rnd.choice([0, 1]))
+        elif k == 4:    # truncated inside the header or an entry
+            p = frame([ok_entry])[:rnd.randrange(0, HDR.size + ENTRY.size)]
+        elif k == 5:    # oversized: more entries than any frame may carry
+            p = frame([ok_entry] * 19, count=300)
+        elif k == 6:    # bad entries: family, reserved, IPv4 padding, setpoint 0
+            e = rnd.choice([entry(*flow, family=9), entry(*flow, reserved=7),
+                            entry(*flow, sp=0),
+                            ok_entry[:20] + b"\1" + ok_entry[21:]])
+            p = frame([e])
+        else:           # well-formed, flows nobody carries
+            p = frame([entry("192.0.2.%d" % rnd.randrange(1, 255), "198.51.100.1",
+                             rnd.randrange(1, 65536), 9) for _ in range(rnd.randrange(1, 19))],
+                      seq=i, t=rnd.getrandbits(64))
+        frames.append((k < 7, eth(p)))
+    kinds = os.environ.get("HBH_KINDS")
+    if kinds:
+        frames = [frames[i] for i in range(2000) if str(i % 10) in kinds]
+    bad = unknown = 0
+    send = sock.send
+    for i in range(count):
+        malformed, f = frames[i % len(frames)]
+        send(f)
+        if malformed:
+            bad += 1
+        else:
+            unknown += 1
+    print(bad, unknown)
+
+
+def absurd(sock, count, flow):
+    rnd = random.Random(2)
+    for i in range(count):
+        sock.send(eth(frame([entry(*flow, q=rnd.getrandbits(32), qb=rnd.getrandbits(32),
+                                   sp=rnd.getrandbits(32) | 1, origin=rnd.getrandbits(2),
+                                   arr=rnd.getrandbits(64), dep=rnd.getrandbits(64))],
+                            seq=i, t=rnd.getrandbits(64))))
+    print(count)
+
+
+def report(sock, count, flow):
+    for i in range(count):
+        sock.send(eth(frame([entry(*flow, q=1000, qb=1500000, origin=7,
+                                   arr=10 ** 9 + i, dep=i * 1500)],
+                            seq=i, t=(i + 1) * 4000000)))
+    print(count)
+
+
+def flows(daddr, nflows, rounds):
+    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+    payload = bytes(64)
+    sent = 0
+    for _ in range(rounds):
+        for p in range(nflows):
+            sport = 10000 + p
+            udp = struct.pack("!HHHH", sport, 9, 8 + len(payload), 0) + payload
+            try:
+                s.sendto(udp, (daddr, 0))
+                sent += 1
+            except OSError:
+                pass
+    print(sent)
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "flows":
+        flows(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        return
+    dev, count = sys.argv[2], int(sys.argv[3])
+    flow = (sys.argv[4], sys.argv[5], int(sys.argv[6]), int(sys.argv[7]))
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    sock.bind((dev, 0))
+    if cmd == "fuzz":
+        fuzz(sock, count, flow)
+    elif cmd == "absurd":
+        absurd(sock, count, flow)
+    elif cmd == "report":
+        report(sock, count, flow)
+    else:
+        sys.exit("unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * q_hbh.c	tc plugin for the "hbh" qdisc (sch_hbh): hop-by-hop rate
+ *		control after Mishra & Kanakia.
+ *
+ * Loaded by tc from $TC_LIB_DIR or /usr/lib/tc as q_hbh.so; it uses tc's
+ * own helpers, so it is built against the iproute2 headers of that tc.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utils.h"
+#include "tc_util.h"
+
+#include <congavoid/tc_hbh.h>
+
+static void explain(void)
+{
+	fprintf(stderr,
+		"Usage: ... hbh rate RATE [ limit PACKETS ] [ flow_limit PACKETS ]\n"
+		"               [ setpoint PACKETS | setpoint dynamic ] [ period TIME ]\n"
+		"               [ alpha A ] [ beta B ] [ rise RATE ] [ rate_min RATE ]\n"
+		"               [ hoprtt TIME ] [ mode hbh|e2e|fifo ]\n"
+		"  rate        link rate C (e.g. 10mbit); required when the qdisc is created\n"
+		"  limit       packets queued in total, 1..%u (default 10000)\n"
+		"  flow_limit  packets queued per flow, 1..%u (default 100)\n"
+		"  setpoint    target queue x* per flow, packets, at most limit and\n"
+		"              flow_limit (default 20); \"dynamic\": the flow's share\n"
+		"              of limit in proportion to its share of the rate\n"
+		"  period      feedback period T, 100us..1s (default 4ms)\n"
+		"  alpha       estimator gain, 0 < A <= 1, in 1/%u (default 0.4)\n"
+		"  beta        controller gain, 0 < B <= 1, in 1/%u (default 0.45)\n"
+		"  rise        gradual-start step per period, at most rate;\n"
+		"              0 = rate/64 (default)\n"
+		"  rate_min    lowest controlled rate, at most rate (default rate/1024)\n"
+		"  hoprtt      feedback loop delay, 10us..4s (default 20ms)\n"
+		"  mode        hbh: every hop controls (default); e2e: only the source;\n"
+		"              fifo: one shaped drop-tail queue, no feedback\n"
+		"  TIME takes s, ms, us or ns; a bare number is in microseconds.\n",
+		HBH_LIMIT_MAX, HBH_LIMIT_MAX, HBH_SCALE, HBH_SCALE);
+}
+
+static int bad(const char *what, const char *arg)
+{
+	fprintf(stderr, "hbh: illegal %s \"%s\"\n", what, arg);
+	explain();
+	return -1;
+}
+
+static int conflict(const char *msg)
+{
+	fprintf(stderr, "hbh: %s\n", msg);
+	explain();
+	return -1;
+}
+
+/*
+ * A rate in bytes/s through tc's get_rate64(), which converts a double to
+ * __u64 unchecked.  So first make sure the number is finite and not
+ * negative, and price its unit alone (a million of them, so that "bit" does
+ * not round to 0): if the whole would be far beyond HBH_RATE_MAX, refuse it
+ * before get_rate64() can overflow.  The caller checks the exact bounds.
+ */
+static int get_rate_bytes(__u64 *rate, const char *s)
+{
+	__u64 per_million;
+	char unit[64];
+	char *end;
+	double x;
+
+	x = strtod(s, &end);
+	if (end == s || !isfinite(x) || x < 0)
+		return -1;
+	if (strlen(end) >= sizeof(unit) - sizeof("1000000"))
+		return -1;
+	snprintf(unit, sizeof(unit), "1000000%s", end);
+	if (get_rate64(&per_million, unit))
+		return -1;
+	if (x * (per_million / 1e6) > 2.0 * HBH_RATE_MAX)
+		return -1;
+	return get_rate64(rate, s);
+}
+
+/*
+ * A time in nanoseconds, rounded to the nearest one, within [min, max].
+ * Units as in tc(8) plus "ns"; a bare number is in microseconds.
+ */
+static int get_time_ns(__u32 *val, const char *s, __u32 min, __u32 max)
+{
+	static const struct {
+		const char *name;
+		double ns;
+	} units[] = {
+		{ "s", 1e9 }, { "sec", 1e9 }, { "secs", 1e9 },
+		{ "ms", 1e6 }, { "msec", 1e6 }, { "msecs", 1e6 },
+		{ "us", 1e3 }, { "usec", 1e3 }, { "usecs", 1e3 },
+		{ "ns", 1 }, { "nsec", 1 }, { "nsecs", 1 },
+		{ "", 1e3 },
+	};
+	char *end;
+	double t;
+	size_t i;
+
+	t = strtod(s, &end);
+	if (end == s || !isfinite(t) || t < 0)
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(units); i++)
+		if (strcasecmp(end, units[i].name) == 0)
+			break;
+	if (i == ARRAY_SIZE(units))
+		return -1;
+	t = floor(t * units[i].ns + 0.5);
+	if (t < min || t > max)
+		return -1;
+	*val = t;
+	return 0;
+}
+
+/* A gain in (0, 1] as a multiple of 1/HBH_SCALE, rounded to the nearest. */
+static int get_gain(__u32 *val, const char *s)
+{
+	char *end;
+	double g;
+
+	g = strtod(s, &end);
+	if (end == s || *end || !isfinite(g) || g <= 0 || g > 1)
+		return -1;
+	*val = floor(g * HBH_SCALE + 0.5);
+	return *val ? 0 : -1;
+}
+
+static int get_packets(__u32 *val, const char *s)
+{
+	if (get_u32(val, s, 0) || !*val || *val > HBH_LIMIT_MAX)
+		return -1;
+	return 0;
+}
+
+static const char * const hbh_modes[] = {
+	[TC_HBH_MODE_HBH]	= "hbh",
+	[TC_HBH_MODE_E2E]	= "e2e",
+	[TC_HBH_MODE_FIFO]	= "fifo",
+};
+
+static int hbh_parse_opt(struct qdisc_util *qu, int argc, char **argv,
+			 struct nlmsghdr *n, const char *dev)
+{
+	bool have_rate = false, have_rise = false, have_setpoint = false;
+	__u32 limit = 0, flow_limit = 0, setpoint = 0;
+	__u32 period = 0, hoprtt = 0, alpha = 0, beta = 0;
+	__u64 rate = 0, rise = 0, rate_min = 0;
+	struct rtattr *tail;
+	int mode = -1;
+	size_t i;
+
+	while (argc > 0) {
+		if (strcmp(*argv, "rate") == 0) {
+			NEXT_ARG();
+			if (get_rate_bytes(&rate, *argv) || !rate ||
+			    rate > HBH_RATE_MAX)
+				return bad("rate", *argv);
+			have_rate = true;
+		} else if (strcmp(*argv, "limit") == 0) {
+			NEXT_ARG();
+			if (get_packets(&limit, *argv))
+				return bad("limit", *argv);
+		} else if (strcmp(*argv, "flow_limit") == 0) {
+			NEXT_ARG();
+			if (get_packets(&flow_limit, *argv))
+				return bad("flow_limit", *argv);
+		} else if (strcmp(*argv, "setpoint") == 0) {
+			NEXT_ARG();
+			if (strcmp(*argv, "dynamic") == 0)
+				setpoint = 0;
+			else if (get_packets(&setpoint, *argv))
+				return bad("setpoint", *argv);
+			have_setpoint = true;
+		} else if (strcmp(*argv, "period") == 0) {
+			NEXT_ARG();
+			if (get_time_ns(&period, *argv, HBH_PERIOD_MIN,
+					HBH_PERIOD_MAX))
+				return bad("period", *argv);
+		} else if (strcmp(*argv, "hoprtt") == 0) {
+			NEXT_ARG();
+			if (get_time_ns(&hoprtt, *argv, HBH_HOPRTT_MIN,
+					HBH_HOPRTT_MAX))
+				return bad("hoprtt", *argv);
+		} else if (strcmp(*argv, "alpha") == 0) {
+			NEXT_ARG();
+			if (get_gain(&alpha, *argv))
+				return bad("alpha", *argv);
+		} else if (strcmp(*argv, "beta") == 0) {
+			NEXT_ARG();
+			if (get_gain(&beta, *argv))
+				return bad("beta", *argv);
+		} else if (strcmp(*argv, "rise") == 0) {
+			NEXT_ARG();
+			if (get_rate_bytes(&rise, *argv) || rise > HBH_RATE_MAX)
+				return bad("rise", *argv);
+			have_rise = true;
+		} else if (strcmp(*argv, "rate_min") == 0) {
+			NEXT_ARG();
+			if (get_rate_bytes(&rate_min, *argv) || !rate_min ||
+			    rate_min > HBH_RATE_MAX)
+				return bad("rate_min", *argv);
+		} else if (strcmp(*argv, "mode") == 0) {
+			NEXT_ARG();
+			for (i = 0; i < ARRAY_SIZE(hbh_modes); i++)
+				if (strcmp(*argv, hbh_modes[i]) == 0)
+					break;
+			if (i == ARRAY_SIZE(hbh_modes))
+				return bad("mode", *argv);
+			mode = i;
+		} else if (strcmp(*argv, "help") == 0) {
+			explain();
+			return -1;
+		} else {
+			fprintf(stderr, "hbh: unknown parameter \"%s\"\n", *argv);
+			explain();
+			return -1;
+		}
+		argc--;
+		argv++;
+	}
+
+	/* What the kernel would refuse anyway, when both sides are given. */
+	if (have_rate && rate_min > rate)
+		return conflict("rate_min must not exceed rate");
+	if (have_rate && rise > rate)
+		return conflict("rise must not exceed rate");
+	if (setpoint && limit && setpoint > limit)
+		return conflict("setpoint must not exceed limit");
+	if (setpoint && flow_limit && setpoint > flow_limit)
+		return conflict("setpoint must not exceed flow_limit");
+
+	tail = addattr_nest(n, 1024, TCA_OPTIONS | NLA_F_NESTED);
+	if (have_rate)
+		addattr_l(n, 1024, TCA_HBH_RATE, &rate, sizeof(rate));
+	if (limit)
+		addattr_l(n, 1024, TCA_HBH_LIMIT, &limit, sizeof(limit));
+	if (flow_limit)
+		addattr_l(n, 1024, TCA_HBH_FLOW_LIMIT, &flow_limit,
+			  sizeof(flow_limit));
+	if (have_setpoint)
+		addattr_l(n, 1024, TCA_HBH_SETPOINT, &setpoint,
+			  sizeof(setpoint));
+	if (period)
+		addattr_l(n, 1024, TCA_HBH_PERIOD, &period, sizeof(period));
+	if (alpha)
+		addattr_l(n, 1024, TCA_HBH_ALPHA, &alpha, sizeof(alpha));
+	if (beta)
+		addattr_l(n, 1024, TCA_HBH_BETA, &beta, sizeof(beta));
+	if (have_rise)
+		addattr_l(n, 1024, TCA_HBH_RISE, &rise, sizeof(rise));
+	if (rate_min)
+		addattr_l(n, 1024, TCA_HBH_RATE_MIN, &rate_min,
+			  sizeof(rate_min));
+	if (hoprtt)
+		addattr_l(n, 1024, TCA_HBH_HOPRTT, &hoprtt, sizeof(hoprtt));
+	if (mode >= 0)
+		addattr8(n, 1024, TCA_HBH_MODE, mode);
+	addattr_nest_end(n, tail);
+	return 0;
+}
+
+/* Text: "period 4ms"; JSON: "period": 4000000 (ns, as q_fq's timer_slack). */
+static void hbh_print_time(const char *key, __u32 ns)
+{
+	SPRINT_BUF(b1);
+
+	print_uint(PRINT_JSON, key, NULL, ns);
+	print_string(PRINT_FP, NULL, "%s ", key);
+	print_string(PRINT_FP, NULL, "%s ", sprint_time64(ns, b1));
+}
+
+static int hbh_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
+{
+	struct rtattr *tb[TCA_HBH_MAX + 1];
+	__u32 v;
+	__u8 mode;
+
+	if (!opt)
+		return 0;
+	parse_rtattr_nested(tb, TCA_HBH_MAX, opt);
+
+	if (tb[TCA_HBH_RATE] && RTA_PAYLOAD(tb[TCA_HBH_RATE]) >= 8)
+		tc_print_rate(PRINT_ANY, "rate", "rate %s ",
+			      rta_getattr_u64(tb[TCA_HBH_RATE]));
+	if (tb[TCA_HBH_LIMIT] && RTA_PAYLOAD(tb[TCA_HBH_LIMIT]) >= 4)
+		print_uint(PRINT_ANY, "limit", "limit %up ",
+			   rta_getattr_u32(tb[TCA_HBH_LIMIT]));
+	if (tb[TCA_HBH_FLOW_LIMIT] && RTA_PAYLOAD(tb[TCA_HBH_FLOW_LIMIT]) >= 4)
+		print_uint(PRINT_ANY, "flow_limit", "flow_limit %up ",
+			   rta_getattr_u32(tb[TCA_HBH_FLOW_LIMIT]));
+	if (tb[TCA_HBH_SETPOINT] && RTA_PAYLOAD(tb[TCA_HBH_SETPOINT]) >= 4) {
+		v = rta_getattr_u32(tb[TCA_HBH_SETPOINT]);
+		if (v)
+			print_uint(PRINT_ANY, "setpoint", "setpoint %up ", v);
+		else
+			print_string(PRINT_ANY, "setpoint", "setpoint %s ",
+				     "dynamic");
+	}
+	if (tb[TCA_HBH_PERIOD] && RTA_PAYLOAD(tb[TCA_HBH_PERIOD]) >= 4)
+		hbh_print_time("period", rta_getattr_u32(tb[TCA_HBH_PERIOD]));
+	if (tb[TCA_HBH_ALPHA] && RTA_PAYLOAD(tb[TCA_HBH_ALPHA]) >= 4)
+		print_float(PRINT_ANY, "alpha", "alpha %g ",
+			    rta_getattr_u32(tb[TCA_HBH_ALPHA]) /
+			    (double)HBH_SCALE);
+	if (tb[TCA_HBH_BETA] && RTA_PAYLOAD(tb[TCA_HBH_BETA]) >= 4)
+		print_float(PRINT_ANY, "beta", "beta %g ",
+			    rta_getattr_u32(tb[TCA_HBH_BETA]) /
+			    (double)HBH_SCALE);
+	if (tb[TCA_HBH_RISE] && RTA_PAYLOAD(tb[TCA_HBH_RISE]) >= 8)
+		tc_print_rate(PRINT_ANY, "rise", "rise %s ",
+			      rta_getattr_u64(tb[TCA_HBH_RISE]));
+	if (tb[TCA_HBH_RATE_MIN] && RTA_PAYLOAD(tb[TCA_HBH_RATE_MIN]) >= 8)
+		tc_print_rate(PRINT_ANY, "rate_min", "rate_min %s ",
+			      rta_getattr_u64(tb[TCA_HBH_RATE_MIN]));
+	if (tb[TCA_HBH_HOPRTT] && RTA_PAYLOAD(tb[TCA_HBH_HOPRTT]) >= 4)
+		hbh_print_time("hoprtt", rta_getattr_u32(tb[TCA_HBH_HOPRTT]));
+	if (tb[TCA_HBH_MODE] && RTA_PAYLOAD(tb[TCA_HBH_MODE]) >= 1) {
+		mode = rta_getattr_u8(tb[TCA_HBH_MODE]);
+		if (mode < ARRAY_SIZE(hbh_modes))
+			print_string(PRINT_ANY, "mode", "mode %s ",
+				     hbh_modes[mode]);
+		else
+			print_uint(PRINT_ANY, "mode", "mode %u ", mode);
+	}
+	return 0;
+}
+
+static int hbh_print_xstats(struct qdisc_util *qu, FILE *f,
+			    struct rtattr *xstats)
+{
+	struct tc_hbh_xstats st = { 0 };
+
+	if (!xstats)
+		return 0;
+	if (RTA_PAYLOAD(xstats) < sizeof(st))
+		return -1;
+	memcpy(&st, RTA_DATA(xstats), sizeof(st));
+
+	print_uint(PRINT_ANY, "flows", " flows %u", st.flows);
+	print_uint(PRINT_ANY, "throttled", " throttled %u", st.throttled);
+	print_uint(PRINT_ANY, "controlled", " controlled %u", st.controlled);
+	print_u64(PRINT_ANY, "fb_sent", " fb_sent %llu", st.fb_sent);
+	print_u64(PRINT_ANY, "fb_received", " fb_received %llu",
+		  st.fb_received);
+	print_u64(PRINT_ANY, "fb_rejected", " fb_rejected %llu",
+		  st.fb_rejected);
+	print_u64(PRINT_ANY, "fb_entries_ignored", " fb_entries_ignored %llu",
+		  st.fb_entries_ignored);
+	print_nl();
+	print_u64(PRINT_ANY, "overlimit_dropped", " overlimit_dropped %llu",
+		  st.overlimit_dropped);
+	print_u64(PRINT_ANY, "flow_dropped", " flow_dropped %llu",
+		  st.flow_dropped);
+	print_u64(PRINT_ANY, "flows_gc", " flows_gc %llu", st.flows_gc);
+	print_u64(PRINT_ANY, "flow_overflow", " flow_overflow %llu",
+		  st.flow_overflow);
+	return 0;
+}
+
+struct qdisc_util hbh_qdisc_util = {
+	.id		= "hbh",
+	.parse_qopt	= hbh_parse_opt,
+	.print_qopt	= hbh_print_opt,
+	.print_xstats	= hbh_print_xstats,
+};
