@@ -22,13 +22,17 @@ require_module sch_hbh
 
 ktap_header 32
 
-SP=20			# setpoint at the bottleneck, packets
+# The paper's Config 1: setpoint 50 in a 100-packet per-flow buffer.  The
+# queue settles m^ x (hoprtt - true loop delay) away from the setpoint
+# (measured: 16-26 packets for setpoint 20 as timer latency varies the
+# loop under TCG), a smaller share of a larger setpoint.
+SP=50			# setpoint at the bottleneck, packets
 PKT=1442		# iperf3 -l 1400 on the wire
 C=10000000		# bottleneck, bit/s
 
 setup_ns H0 H1 X R1 R2 R3 || exit $ksft_fail
 {
-	wire_link "$H0" down "$R1" up 10.0.0.1 10.0.0.2 10ms &&
+	wire_link "$H0" down "$R1" up 10.0.0.1 10.0.0.2 10ms && W01=$W &&
 	wire_link "$R1" down "$R2" up 10.1.0.1 10.1.0.2 10ms && W12=$W &&
 	wire_link "$R2" down "$R3" up 10.2.0.1 10.2.0.2 10ms &&
 	wire_link "$R3" down "$H1" up 10.3.0.1 10.3.0.2 10ms &&
@@ -195,16 +199,15 @@ check "receiver_side_uncontrolled" test "$(hstat "$R3" controlled)" = 0
 stamp "fuzz"
 all_hbh
 ip netns exec "$R1" tc qdisc add dev up root hbh rate 50mbit
-udp_run 120 40M &
+udp_run 60 40M &
 u=$!
 sleep 2
 sport=$(ip netns exec "$H0" ss -Hun | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^10\.0\.0\.1:/) { n = split($i, a, ":"); print a[n]; exit } }')
 # blast ETHERTYPE COUNT: bad frames into r1's "down" (from the wire's end,
 # through its netem); prints r2's utilisation meanwhile, the time taken and
 # the numbers of malformed and unknown-flow frames.  The issue's 100 000
-# frames take ~15 s under TCG: make check sends 20 000, and
-# HBH_FUZZ_FRAMES=100000 (tools/vm KERNEL -- env HBH_FUZZ_FRAMES=100000
-# make -C selftests ...) the full count.
+# frames take ~15 s under TCG: make check sends 10 000, and
+# HBH_FUZZ_FRAMES=100000 the full count (see the README).
 blast() {
 	local b0 b1 t0 t1 n
 	b0=$(hstat "$R2" bytes)
@@ -216,14 +219,14 @@ blast() {
 	awk -v b=$((b1 - b0)) -v t=$((t1 - t0)) -v c=$C -v n="$n" \
 		'BEGIN { printf "%.3f %d %s\n", b * 8 / (t / 1e9) / c, t / 1e6, n }'
 }
-nfuzz=${HBH_FUZZ_FRAMES:-20000}
-read -r util_ctl ms_ctl _ <<<"$(blast 0x88B6 10000)"
+nfuzz=${HBH_FUZZ_FRAMES:-10000}
+read -r util_ctl ms_ctl _ <<<"$(blast 0x88B6 5000)"
 rej0=$(hstat "$R1" fb_rejected)
 ign0=$(hstat "$R1" fb_entries_ignored)
 read -r util_fuzz ms_fuzz nbad nunknown <<<"$(blast 0x88B5 "$nfuzz")"
-ip netns exec "$H0" "$SELFTESTS_DIR/hbh_frames.py" report down 5000 10.0.0.1 10.3.0.2 "${sport:-1}" 5201 >/dev/null
+ip netns exec "$W01" "$SELFTESTS_DIR/hbh_frames.py" report wb 2000 10.0.0.1 10.3.0.2 "${sport:-1}" 5201 >/dev/null
 drops_fuzz=$(drops_all)
-ip netns exec "$W12" "$SELFTESTS_DIR/hbh_frames.py" absurd wa 5000 10.0.0.1 10.3.0.2 "${sport:-1}" 5201 >/dev/null
+ip netns exec "$W12" "$SELFTESTS_DIR/hbh_frames.py" absurd wa 2000 10.0.0.1 10.3.0.2 "${sport:-1}" 5201 >/dev/null
 sleep 1
 b2=$(hstat "$R2" bytes)
 t2=$(date +%s%N)
@@ -237,15 +240,15 @@ wait $u 2>/dev/null
 rej=$(($(hstat "$R1" fb_rejected) - rej0))
 ign=$(($(hstat "$R1" fb_entries_ignored) - ign0))
 spoof_ign=$(hstat "$R1" fb_entries_ignored up)
-log "fuzz ($nfuzz frames, $ms_fuzz ms): $nbad malformed sent, $rej rejected; $nunknown frames naming unknown flows, $ign entries ignored; bottleneck utilisation meanwhile $util_fuzz, with 10000 of an unhandled type ($ms_ctl ms) $util_ctl; drops $drops_fuzz"
-log "udp source port $sport; 5000 reports for it on r1/up: $(hstat "$R1" fb_received up) received, $spoof_ign entries ignored; after 5000 absurd reports: $kbps_absurd kbit/s at r2"
+log "fuzz ($nfuzz frames, $ms_fuzz ms): $nbad malformed sent, $rej rejected; $nunknown frames naming unknown flows, $ign entries ignored; bottleneck utilisation meanwhile $util_fuzz, with 5000 of an unhandled type ($ms_ctl ms) $util_ctl; drops $drops_fuzz"
+log "udp source port $sport; 2000 reports for it on r1/up: $(hstat "$R1" fb_received up) received, $spoof_ign entries ignored; after 2000 absurd reports: $kbps_absurd kbit/s at r2"
 check "fuzz_malformed_all_rejected" test "$rej" = "$nbad"
 check "fuzz_unknown_flows_ignored" test "$ign" -ge "$nunknown"
 # the frames cost a TCG guest CPU time whatever they carry: compare with
 # the same load of a type nobody handles, measured in the same run
 check "fuzz_traffic_unaffected (>= 0.9 x unhandled-type run)" fcmp "$util_fuzz" '>=' "$(awk -v u="$util_ctl" 'BEGIN { print 0.9 * u }')"
 check "fuzz_no_loss" test "$drops_fuzz" = 0
-check "spoof_wrong_interface_ignored" test "$spoof_ign" = 5000 -a "$(hstat "$R1" controlled up)" = 0
+check "spoof_wrong_interface_ignored" test "$spoof_ign" = 2000 -a "$(hstat "$R1" controlled up)" = 0
 check "absurd_reports_harmless (flow still moving, <= link rate)" test "$kbps_absurd" -ge 1000 -a "$kbps_absurd" -le 10500
 ip netns exec "$R1" tc qdisc del dev up root
 
@@ -254,10 +257,10 @@ stamp "tcp"
 all_hbh
 # a receive window of 512 KB (3 x the path's BDP): without losses cwnd
 # grows to the window, and the excess waits in h0's hbh queue
-ip netns exec "$H0" iperf3 -c 10.3.0.2 -p 5201 -t 6 -C reno -w 512K -J >/tmp/ht.$$ 2>/dev/null
+ip netns exec "$H0" iperf3 -c 10.3.0.2 -p 5201 -t 5 -C reno -w 512K -J >/tmp/ht.$$ 2>/dev/null
 read -r tbps rtx <<<"$(jq -r '[.end.sum_received.bits_per_second, .end.sum_sent.retransmits] | @tsv' /tmp/ht.$$)"
 log "tcp reno: $tbps bit/s, retransmits $rtx, qdisc drops $(drops_all); r2 queue now $(hstat "$R2" qlen)"
-check "tcp_fills_link (>= 0.85 C over 6 s incl. start)" fcmp "$tbps" '>=' "$(awk -v c=$C 'BEGIN { print 0.85 * c }')"
+check "tcp_fills_link (>= 0.85 C over 5 s incl. start)" fcmp "$tbps" '>=' "$(awk -v c=$C 'BEGIN { print 0.85 * c }')"
 # no drops anywhere; a retransmission without a drop is a tail-loss probe
 # or a spurious timeout while the TCG guest stalls (measured 0-3)
 check "tcp_no_drops_few_retransmits ($rtx <= 3)" test "$(drops_all)" = 0 -a "$rtx" -le 3
@@ -265,15 +268,15 @@ check "tcp_no_drops_few_retransmits ($rtx <= 3)" test "$(drops_all)" = 0 -a "$rt
 # 26-27: cross traffic joins at the bottleneck
 stamp "cross"
 all_hbh
-sample "$R2" 9
-udp_run 8 40M 5201 &
+sample "$R2" 7
+udp_run 6 40M 5201 &
 u=$!
-sleep 3
-udp_run 4 20M 5202 "$X"
+sleep 2
+udp_run 3 20M 5202 "$X"
 wait $u $smp
 qmax=$(awk '!/^#/ && $3 > m { m = $3 } END { print m + 0 }' /tmp/hs.$$)
-log "cross traffic: main flow $(udp_bps 5201) bit/s over 8 s, cross $(udp_bps 5202) bit/s over 4 s; r2 queue max $qmax; lost $(udp_lost 5201)/$(udp_lost 5202); drops $(drops_all)"
-check "cross_no_loss_overshoot_bounded (max $qmax)" test "$(drops_all)" = 0 -a "$qmax" -le $((4 * SP))
+log "cross traffic: main flow $(udp_bps 5201) bit/s over 6 s, cross $(udp_bps 5202) bit/s over 3 s; r2 queue max $qmax; lost $(udp_lost 5201)/$(udp_lost 5202); drops $(drops_all)"
+check "cross_no_loss_overshoot_bounded (max $qmax <= 2 x setpoint)" test "$(drops_all)" = 0 -a "$qmax" -le $((2 * SP))
 check "cross_both_served" fcmp "$(udp_bps 5202)" '>=' "$(awk -v c=$C 'BEGIN { print 0.25 * c }')"
 
 # 28-29: 10 000 flows: the table is bounded by max_flows, idle flows go
@@ -304,8 +307,8 @@ echo "$gc" >$p/gc_age_ms
 stamp "fifo"
 all_hbh mode fifo
 hbh "$R2" 10mbit mode fifo limit 100
-sample "$R2" 6
-udp_run 4 40M
+sample "$R2" 5
+udp_run 3 40M
 wait $smp
 read -r _ util_fifo _ _ <<<"$(analyse /tmp/hs.$$)"
 log "fifo: lost $(udp_lost), r2 drops $(hstat "$R2" drops), utilisation $util_fifo; hbh's $util"
@@ -320,7 +323,7 @@ check "udp_fills_within_5_rtt ($fill ms)" fcmp "$fill" '<=' "$(awk -v r="$base_r
 # 31: change and delete under traffic
 stamp "change"
 all_hbh
-udp_run 6 40M &
+udp_run 4 40M &
 u=$!
 sleep 1
 ok=1
