@@ -701,14 +701,17 @@ static enum hrtimer_restart hbh_timer(struct hrtimer *timer)
 	struct hbh_sched_data *q = container_of(timer, struct hbh_sched_data,
 						timer);
 	struct Qdisc *sch = q->sch;
-	spinlock_t *root_lock = qdisc_lock(qdisc_root_sleeping(sch));
+	spinlock_t *root_lock;		/* the root qdisc's */
 	unsigned int cnt;
 	u64 now;
 
+	rcu_read_lock();
+	root_lock = qdisc_lock(qdisc_root_sleeping(sch));
 	spin_lock(root_lock);
 	now = ktime_get_ns();
 	cnt = q->mode == TC_HBH_MODE_FIFO ? 0 : hbh_snapshot(sch, now);
 	spin_unlock(root_lock);
+	rcu_read_unlock();
 
 	if (cnt)
 		hbh_send_reports(sch, cnt, now);
@@ -831,7 +834,8 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 	q->fb_received++;
 	q->nbr_at = now;
 	spin_unlock(qdisc_lock(sch));
-	__netif_schedule(sch);
+	/* the root as seen now: noop_qdisc once this one is deactivated */
+	__netif_schedule(qdisc_root(sch));
 	consume_skb(skb);
 	return NET_RX_SUCCESS;
 
@@ -964,6 +968,32 @@ static void hbh_derive(struct hbh_sched_data *q)
 	p->horizon = q->hoprtt;
 }
 
+/*
+ * Drop @f's oldest packets while it is above @flow_limit or the qdisc above
+ * its limit (a change that lowered them); counted as the matching drops.
+ */
+static void hbh_trim(struct Qdisc *sch, struct hbh_flow *f, u32 flow_limit,
+		     unsigned int *pkts, unsigned int *bytes)
+{
+	struct hbh_sched_data *q = qdisc_priv(sch);
+
+	while (f->head && (f->qlen > flow_limit || sch->q.qlen > sch->limit)) {
+		struct sk_buff *skb = hbh_flow_pop(f);
+
+		if (f->qlen >= flow_limit)
+			q->flow_dropped++;
+		else
+			q->overlimit_dropped++;
+		(*pkts)++;
+		*bytes += qdisc_pkt_len(skb);
+		qdisc_qstats_backlog_dec(sch, skb);
+		sch->q.qlen--;
+		rtnl_qdisc_drop(skb, sch);
+	}
+	if (!f->head)
+		hbh_flow_detach(q, f);
+}
+
 static int hbh_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
@@ -1028,38 +1058,12 @@ static int hbh_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	/* trim to the new limits, oldest flows first */
-	list_for_each_entry(f, &q->lru, lru) {
-		while (f->head && (f->qlen > q->flow_limit ||
-				   sch->q.qlen > sch->limit)) {
-			struct sk_buff *skb = hbh_flow_pop(f);
-
-			dropped_pkts++;
-			dropped_bytes += qdisc_pkt_len(skb);
-			q->overlimit_dropped++;
-			qdisc_qstats_backlog_dec(sch, skb);
-			sch->q.qlen--;
-			rtnl_qdisc_drop(skb, sch);
-		}
-		if (!f->head)
-			hbh_flow_detach(q, f);
-	}
-	while (q->other.head && sch->q.qlen > sch->limit) {
-		struct sk_buff *skb = hbh_flow_pop(&q->other);
-
-		dropped_pkts++;
-		dropped_bytes += qdisc_pkt_len(skb);
-		q->overlimit_dropped++;
-		qdisc_qstats_backlog_dec(sch, skb);
-		sch->q.qlen--;
-		rtnl_qdisc_drop(skb, sch);
-	}
-	if (!q->other.head)
-		hbh_flow_detach(q, &q->other);
+	list_for_each_entry(f, &q->lru, lru)
+		hbh_trim(sch, f, q->flow_limit, &dropped_pkts, &dropped_bytes);
+	hbh_trim(sch, &q->other, U32_MAX, &dropped_pkts, &dropped_bytes);
 	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
 	sch_tree_unlock(sch);
 
-	hrtimer_start(&q->timer, ns_to_ktime(q->period),
-		      HRTIMER_MODE_REL_SOFT);
 	return 0;
 }
 
@@ -1100,6 +1104,8 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	err = hbh_change(sch, opt, extack);
 	if (err)
 		return err;
+	/* once: the callback rereads the period (a restart here could race it) */
+	hrtimer_start(&q->timer, ns_to_ktime(q->period), HRTIMER_MODE_REL_SOFT);
 	hbh_ctl_init(&q->other.ctl, &q->params);
 	return 0;
 }
