@@ -38,4 +38,11 @@
 #define congavoid_send_ack(sk, rcv_nxt)	__tcp_send_ack(sk, rcv_nxt)
 #endif
 
+/* get_unaligned_be64() and friends moved to <linux/unaligned.h> in 6.12. */
+#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
 #endif /* _CONGAVOID_COMPAT_H */

@@ -25,6 +25,10 @@
  * its own or the one from downstream, so the source is driven by the
  * bottleneck (set "hoprtt" at the source to the end-to-end loop delay).
  * mode fifo: one shaped drop-tail queue, no feedback.
+ *
+ * Feedback is not authenticated: a node on the link can send reports for
+ * any flow, bounded only by the rate law's clamps [rate_min, rate].  Only
+ * the device's root qdisc receives reports.
  */
 
 #include <linux/kernel.h>
@@ -51,13 +55,33 @@
 #define CREATE_TRACE_POINTS
 #include "hbh_trace.h"
 
+static int param_set_max_flows(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 16, 1U << 20);
+}
+
+static int param_set_gc_age(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 100, 600000);
+}
+
+static const struct kernel_param_ops max_flows_ops = {
+	.set = param_set_max_flows,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops gc_age_ops = {
+	.set = param_set_gc_age,
+	.get = param_get_uint,
+};
+
 static unsigned int max_flows __read_mostly = 16384;
-module_param(max_flows, uint, 0644);
+module_param_cb(max_flows, &max_flows_ops, &max_flows, 0644);
 MODULE_PARM_DESC(max_flows,
 		 "flows per qdisc, 16..1048576 (default 16384); beyond, packets share one uncontrolled queue");
 
 static unsigned int gc_age_ms __read_mostly = 2000;
-module_param(gc_age_ms, uint, 0644);
+module_param_cb(gc_age_ms, &gc_age_ops, &gc_age_ms, 0644);
 MODULE_PARM_DESC(gc_age_ms,
 		 "idle time after which an empty flow is collected, 100..600000 ms (default 2000)");
 
@@ -149,6 +173,7 @@ struct hbh_sched_data {
 	u64 flow_dropped;
 	u64 flows_gc;
 	u64 flow_overflow;
+	u64 fb_expired;
 };
 
 static struct kmem_cache *hbh_flow_cachep __read_mostly;
@@ -504,6 +529,7 @@ static struct sk_buff *hbh_dequeue(struct Qdisc *sch)
 	    now - f->last_fb > hbh_fb_timeout(q)) {
 		hbh_ctl_expire(&f->ctl, &q->params);
 		q->ncontrolled--;
+		q->fb_expired++;
 	}
 	if (hbh_paced(q, f))
 		f->time_next_packet = hbh_advance(f->time_next_packet, now,
@@ -574,7 +600,7 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 {
 	struct hbh_sched_data *q = qdisc_priv(sch);
 	u64 window = hbh_fb_timeout(q) / 2;
-	u64 gc_age = (u64)clamp_t(u32, READ_ONCE(gc_age_ms), 100, 600000) *
+	u64 gc_age = (u64)READ_ONCE(gc_age_ms) *
 		     NSEC_PER_MSEC;
 	struct hbh_flow *f, *n;
 	unsigned int cnt = 0, scanned = 0;
@@ -737,12 +763,12 @@ static void hbh_apply(struct hbh_sched_data *q, struct hbh_flow *f,
 {
 	struct hbh_report r = {
 		.t_meas		= t_meas,
-		.arrived	= be64_to_cpu(e->arrived),
-		.departed	= be64_to_cpu(e->departed),
-		.q_pkts		= ntohl(e->q_pkts),
-		.q_bytes	= ntohl(e->q_bytes),
-		.setpoint	= ntohl(e->setpoint),
-		.origin		= ntohl(e->origin),
+		.arrived	= get_unaligned_be64(&e->arrived),
+		.departed	= get_unaligned_be64(&e->departed),
+		.q_pkts		= get_unaligned_be32(&e->q_pkts),
+		.q_bytes	= get_unaligned_be32(&e->q_bytes),
+		.setpoint	= get_unaligned_be32(&e->setpoint),
+		.origin		= get_unaligned_be32(&e->origin),
 	};
 	bool was = f->ctl.state == HBH_CONTROLLED;
 	enum hbh_update u;
@@ -782,10 +808,13 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 	const struct hbh_fb_entry *e;
 	const struct hbh_fb_hdr *h;
 	struct hbh_sched_data *q;
+	unsigned int n, i, applied;
 	struct Qdisc *sch;
-	unsigned int n, i;
 	u64 now, t_meas;
 
+	/* a neighbour's report is broadcast; unicast to others is not ours */
+	if (skb->pkt_type == PACKET_OTHERHOST)
+		goto drop;
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
 		return NET_RX_DROP;
@@ -806,7 +835,7 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 	for (i = 0; i < n; i++)
 		if (!hbh_entry_ok(&e[i]))
 			goto reject;
-	t_meas = be64_to_cpu(h->t_meas);
+	t_meas = get_unaligned_be64(&h->t_meas);
 	now = ktime_get_ns();
 
 	spin_lock(qdisc_lock(sch));
@@ -814,7 +843,7 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 		spin_unlock(qdisc_lock(sch));
 		goto reject;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0, applied = 0; i < n; i++) {
 		struct hbh_key k = {};
 		struct hbh_flow *f;
 
@@ -830,9 +859,12 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 			continue;
 		}
 		hbh_apply(q, f, &e[i], t_meas, now, dev->ifindex);
+		applied++;
 	}
 	q->fb_received++;
-	q->nbr_at = now;
+	/* a neighbour reporting on none of our flows does not pace new ones */
+	if (applied)
+		q->nbr_at = now;
 	spin_unlock(qdisc_lock(sch));
 	/* the root as seen now: noop_qdisc once this one is deactivated */
 	__netif_schedule(qdisc_root(sch));
@@ -1177,13 +1209,154 @@ static int hbh_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.flows_gc		= q->flows_gc,
 		.flow_overflow		= q->flow_overflow,
 		.controlled		= q->ncontrolled,
+		.fb_expired		= q->fb_expired,
 	};
 	sch_tree_unlock(sch);
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
+/* ---- per-flow state: "tc -s class show dev DEV" ---- */
+
+/*
+ * Flows are listed as classes but cannot be addressed, configured or
+ * filtered to.  The walk copies each flow's state under the root lock into
+ * a snapshot and hands the snapshot to the dumper, so no lock is held while
+ * the netlink message is built.  Minor ids number the flows in walk order;
+ * a table that changes under traffic is read bucket by bucket, so a dump
+ * split across netlink messages may miss or repeat a flow that moved.
+ */
+#define HBH_WALK_BATCH	16
+
+struct hbh_flow_snap {
+	u32 classid;
+	struct tc_hbh_flow_xstats st;
+};
+
+static void hbh_flow_state(const struct hbh_sched_data *q,
+			   const struct hbh_flow *f, u64 now,
+			   struct tc_hbh_flow_xstats *st)
+{
+	static const u8 state[] = {
+		[HBH_UNCONTROLLED]	= TC_HBH_FLOW_FREE,
+		[HBH_BASELINE]		= TC_HBH_FLOW_BASELINE,
+		[HBH_CONTROLLED]	= TC_HBH_FLOW_CONTROLLED,
+	};
+
+	*st = (struct tc_hbh_flow_xstats){
+		.sport		= f->key.sport,
+		.dport		= f->key.dport,
+		.proto		= f->key.proto,
+		.family		= f->key.family,
+		.state		= hbh_controls(q, f) ? state[f->ctl.state] :
+				  TC_HBH_FLOW_RELAY,
+		.qlen		= f->qlen,
+		.backlog	= f->backlog,
+		.up_ifindex	= f->up_ifindex,
+		.rate		= f->ctl.rate,
+		.mhat		= f->ctl.mhat,
+		.xhat		= f->ctl.xhat,
+		.dep_rate	= f->dep_rate,
+		.arrived	= f->arrived,
+		.departed	= f->departed,
+		.fb_age		= f->last_fb ? now - f->last_fb : U64_MAX,
+	};
+	memcpy(st->saddr, f->key.saddr, sizeof(st->saddr));
+	memcpy(st->daddr, f->key.daddr, sizeof(st->daddr));
+}
+
+static struct Qdisc *hbh_leaf(struct Qdisc *sch, unsigned long cl)
+{
+	return NULL;
+}
+
+static unsigned long hbh_find(struct Qdisc *sch, u32 classid)
+{
+	return 0;
+}
+
+static int hbh_dump_class(struct Qdisc *sch, unsigned long cl,
+			  struct sk_buff *skb, struct tcmsg *tcm)
+{
+	const struct hbh_flow_snap *s = (const void *)cl;
+
+	tcm->tcm_parent = TC_H_ROOT;
+	tcm->tcm_handle = s->classid;
+	return 0;
+}
+
+static int hbh_dump_class_stats(struct Qdisc *sch, unsigned long cl,
+				struct gnet_dump *d)
+{
+	struct hbh_flow_snap *s = (void *)cl;
+	struct gnet_stats_queue qs = {
+		.qlen		= s->st.qlen,
+		.backlog	= s->st.backlog,
+	};
+
+	if (gnet_stats_copy_queue(d, NULL, &qs, qs.qlen) < 0)
+		return -1;
+	return gnet_stats_copy_app(d, &s->st, sizeof(s->st));
+}
+
+static void hbh_walk(struct Qdisc *sch, struct qdisc_walker *arg)
+{
+	struct hbh_sched_data *q = qdisc_priv(sch);
+	struct hbh_flow_snap *snap;
+	unsigned int b, i, n, pos;
+	struct hbh_flow *f;
+	u32 minor = 0;
+	u64 now;
+
+	if (arg->stop)
+		return;
+	snap = kmalloc_array(HBH_WALK_BATCH, sizeof(*snap), GFP_KERNEL);
+	if (!snap) {
+		arg->stop = 1;
+		return;
+	}
+	for (b = 0; b < HBH_BUCKETS && !arg->stop; b++) {
+		pos = 0;
+		do {
+			unsigned int k = 0;
+
+			n = 0;
+			sch_tree_lock(sch);
+			now = ktime_get_ns();
+			hlist_for_each_entry(f, &q->hash[b], hnode) {
+				if (k++ < pos)
+					continue;
+				if (n == HBH_WALK_BATCH)
+					break;
+				hbh_flow_state(q, f, now, &snap[n++].st);
+			}
+			sch_tree_unlock(sch);
+			pos += n;
+			for (i = 0; i < n && !arg->stop; i++) {
+				/* minors 1..0xffff, wrapping in huge tables */
+				snap[i].classid = TC_H_MAKE(sch->handle,
+							    minor++ % 0xffff + 1);
+				if (arg->count >= arg->skip &&
+				    arg->fn(sch, (unsigned long)&snap[i], arg) < 0)
+					arg->stop = 1;
+				else
+					arg->count++;
+			}
+		} while (n == HBH_WALK_BATCH && !arg->stop);
+	}
+	kfree(snap);
+}
+
+static const struct Qdisc_class_ops hbh_class_ops = {
+	.leaf		= hbh_leaf,
+	.find		= hbh_find,
+	.walk		= hbh_walk,
+	.dump		= hbh_dump_class,
+	.dump_stats	= hbh_dump_class_stats,
+};
+
 static struct Qdisc_ops hbh_qdisc_ops __read_mostly = {
+	.cl_ops		= &hbh_class_ops,
 	.id		= "hbh",
 	.priv_size	= sizeof(struct hbh_sched_data),
 	.enqueue	= hbh_enqueue,
@@ -1203,10 +1376,8 @@ static int __init hbh_module_init(void)
 {
 	int err;
 
-	if (max_flows < 16 || max_flows > (1U << 20)) {
-		pr_err("sch_hbh: max_flows must be 16..1048576\n");
-		return -EINVAL;
-	}
+	BUILD_BUG_ON(sizeof(struct tc_hbh_flow_xstats) <=
+		     sizeof(struct tc_hbh_xstats));
 	hbh_flow_cachep = kmem_cache_create("hbh_flow", sizeof(struct hbh_flow),
 					    0, 0, NULL);
 	if (!hbh_flow_cachep)

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <arpa/inet.h>
 
 #include "utils.h"
 #include "tc_util.h"
@@ -331,6 +334,52 @@ static int hbh_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	return 0;
 }
 
+/* one flow of "tc -s class show" */
+static void hbh_print_flow(const struct tc_hbh_flow_xstats *st)
+{
+	static const char * const states[] = {
+		[TC_HBH_FLOW_FREE]		= "free",
+		[TC_HBH_FLOW_BASELINE]		= "baseline",
+		[TC_HBH_FLOW_CONTROLLED]	= "controlled",
+		[TC_HBH_FLOW_RELAY]		= "relay",
+	};
+	int af = st->family == HBH_FB_FAMILY_IPV6 ? AF_INET6 : AF_INET;
+	char sa[INET6_ADDRSTRLEN], da[INET6_ADDRSTRLEN];
+	SPRINT_BUF(b1);
+
+	inet_ntop(af, st->saddr, sa, sizeof(sa));
+	inet_ntop(af, st->daddr, da, sizeof(da));
+	print_string(PRINT_ANY, "saddr", " flow %s", sa);
+	print_uint(PRINT_ANY, "sport", ":%u", ntohs(st->sport));
+	print_string(PRINT_ANY, "daddr", " > %s", da);
+	print_uint(PRINT_ANY, "dport", ":%u", ntohs(st->dport));
+	print_uint(PRINT_ANY, "proto", " proto %u", st->proto);
+	if (st->state < ARRAY_SIZE(states))
+		print_string(PRINT_ANY, "state", " %s", states[st->state]);
+	else
+		print_uint(PRINT_ANY, "state", " state %u", st->state);
+	print_nl();
+	tc_print_rate(PRINT_ANY, "rate", " rate %s", st->rate);
+	tc_print_rate(PRINT_ANY, "mhat", " mhat %s", st->mhat);
+	tc_print_rate(PRINT_ANY, "dep_rate", " dep_rate %s", st->dep_rate);
+	print_int(PRINT_ANY, "xhat", " xhat %db",
+		  (int)(st->xhat > INT32_MAX ? INT32_MAX :
+			st->xhat < INT32_MIN ? INT32_MIN : st->xhat));
+	print_uint(PRINT_ANY, "qlen", " qlen %up", st->qlen);
+	print_uint(PRINT_ANY, "up_ifindex", " up_ifindex %u", st->up_ifindex);
+	print_nl();
+	print_u64(PRINT_ANY, "arrived", " arrived %llub", st->arrived);
+	print_u64(PRINT_ANY, "departed", " departed %llub", st->departed);
+	if (st->fb_age == UINT64_MAX) {
+		print_null(PRINT_JSON, "fb_age", NULL, NULL);
+		print_string(PRINT_FP, NULL, " fb_age %s", "never");
+	} else {
+		print_u64(PRINT_JSON, "fb_age", NULL, st->fb_age);
+		print_string(PRINT_FP, NULL, " fb_age %s",
+			     sprint_time64(st->fb_age, b1));
+	}
+}
+
 static int hbh_print_xstats(struct qdisc_util *qu, FILE *f,
 			    struct rtattr *xstats)
 {
@@ -338,9 +387,20 @@ static int hbh_print_xstats(struct qdisc_util *qu, FILE *f,
 
 	if (!xstats)
 		return 0;
-	if (RTA_PAYLOAD(xstats) < sizeof(st))
+	/* a flow's (class) statistics are longer than the qdisc's */
+	if (RTA_PAYLOAD(xstats) >= sizeof(struct tc_hbh_flow_xstats)) {
+		struct tc_hbh_flow_xstats fst;
+
+		memcpy(&fst, RTA_DATA(xstats), sizeof(fst));
+		hbh_print_flow(&fst);
+		return 0;
+	}
+	/* an older module's shorter statistics: what it has */
+	if (RTA_PAYLOAD(xstats) < offsetof(struct tc_hbh_xstats, fb_expired))
 		return -1;
-	memcpy(&st, RTA_DATA(xstats), sizeof(st));
+	memcpy(&st, RTA_DATA(xstats),
+	       RTA_PAYLOAD(xstats) < sizeof(st) ? RTA_PAYLOAD(xstats) :
+						  sizeof(st));
 
 	print_uint(PRINT_ANY, "flows", " flows %u", st.flows);
 	print_uint(PRINT_ANY, "throttled", " throttled %u", st.throttled);
@@ -360,6 +420,7 @@ static int hbh_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_u64(PRINT_ANY, "flows_gc", " flows_gc %llu", st.flows_gc);
 	print_u64(PRINT_ANY, "flow_overflow", " flow_overflow %llu",
 		  st.flow_overflow);
+	print_u64(PRINT_ANY, "fb_expired", " fb_expired %llu", st.fb_expired);
 	return 0;
 }
 

@@ -58,6 +58,41 @@ struct tc_hbh_xstats {
 	__u64 flow_overflow;	/* packets queued unclassified: table full */
 	__u32 controlled;	/* flows whose rate the next hop controls */
 	__u32 pad;
+	__u64 fb_expired;	/* controlled flows set free, no report */
+};
+
+/* A flow's state in "tc -s class show" (TCA_STATS_APP of each class). */
+enum tc_hbh_flow_state {
+	TC_HBH_FLOW_FREE,	/* no report: at the link rate */
+	TC_HBH_FLOW_BASELINE,	/* one report: counters known, no rate yet */
+	TC_HBH_FLOW_CONTROLLED,	/* rate set by the next hop's reports */
+	TC_HBH_FLOW_RELAY,	/* e2e mode, not the source: relays reports */
+};
+
+/*
+ * Always longer than struct tc_hbh_xstats: tc hands both to the plugin's
+ * print_xstats, which tells them apart by size.
+ */
+struct tc_hbh_flow_xstats {
+	__be32 saddr[4];	/* IPv4: saddr[0] only, rest zero */
+	__be32 daddr[4];
+	__be16 sport;
+	__be16 dport;
+	__u8 proto;
+	__u8 family;		/* HBH_FB_FAMILY_* */
+	__u8 state;		/* enum tc_hbh_flow_state */
+	__u8 pad;
+	__u32 qlen;		/* packets queued */
+	__u32 backlog;		/* bytes queued */
+	__s32 up_ifindex;	/* interface the flow arrives on, 0: local */
+	__u32 pad2;
+	__u64 rate;		/* lambda, bytes/s */
+	__u64 mhat;		/* m^: next hop's service rate, bytes/s */
+	__s64 xhat;		/* predicted occupancy at the next hop, bytes */
+	__u64 dep_rate;		/* measured departures, bytes/s */
+	__u64 arrived;		/* cumulative bytes, drops included */
+	__u64 departed;
+	__u64 fb_age;		/* ns since the last report, ~0: none yet */
 };
 
 /*
