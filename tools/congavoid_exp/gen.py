@@ -3,7 +3,10 @@
 sink that records cumulative received bytes.
 
   python3 -m congavoid_exp.gen send DST PORT KIND RATE_BPS SIZE SECONDS \
-          [ON OFF] [--seed N]
+          [ON OFF]
+
+KIND: cbr, poisson, onoff or bursts (ON seconds at RATE_BPS, then an
+exponential silence of mean OFF seconds).
   python3 -m congavoid_exp.gen sink PORT DEADLINE OUT.json
 
 DEADLINE is an absolute CLOCK_MONOTONIC time (shared by all network
@@ -22,11 +25,21 @@ import time
 
 def departures(kind, rate_bps, size, seconds, on=1.0, off=1.0, seed=1):
     """Packet send times (seconds from start) of one flow: CBR at the
-    rate, Poisson with that mean rate, or on/off (CBR at the rate during
-    `on` seconds, silent for `off` seconds)."""
+    rate, Poisson with that mean rate, on/off (CBR at the rate during
+    `on` seconds, silent for `off` seconds), or bursts (CBR at the rate
+    during `on` seconds, then silent for an exponential time of mean
+    `off`: Mishra & Kanakia's uncontrolled cross traffic)."""
     gap = size * 8 / rate_bps
     rnd = random.Random(seed)
     t = 0.0
+    if kind == "bursts":
+        while t < seconds:
+            end = min(t + on, seconds)
+            while t < end:
+                yield t
+                t += gap
+            t = end + rnd.expovariate(1 / off)
+        return
     while t < seconds:
         if kind == "onoff" and (t % (on + off)) >= on:
             t = (t // (on + off) + 1) * (on + off)

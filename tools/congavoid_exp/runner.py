@@ -177,6 +177,9 @@ class Testbed:
             self._veth(s, "eth0", routers[0], f"h{i}", f"10.0.{i}.1",
                        f"10.0.{i}.254")
             self._run(s, f"ip route add default via 10.0.{i}.254")
+            if self.arm["host_qdisc"]:
+                self._run(s, "tc qdisc add dev eth0 root "
+                          + self.arm["host_qdisc"])
         for j in range(k - 1):
             self._veth(routers[j], "up0", routers[j + 1], "down0",
                        f"10.8.{j}.1", f"10.8.{j}.2")
@@ -349,6 +352,8 @@ def run_once(sc, arm, rep, outdir, log):
     for cc in ccs | {arm["receiver_cc"]}:
         ensure_cc(cc)
     ensure_qdisc(arm["qdisc"])
+    if arm["host_qdisc"]:
+        ensure_qdisc(arm["host_qdisc"].split()[0])
     if sc.topology["delay"] > 0:
         ensure_qdisc("netem")
     if arm["qdisc"] not in SELF_SHAPING:

@@ -8,7 +8,7 @@ import re
 import tomllib
 
 TOPOLOGIES = ("dumbbell", "chain")
-FLOW_KINDS = ("tcp", "cbr", "poisson", "onoff")
+FLOW_KINDS = ("tcp", "cbr", "poisson", "onoff", "bursts")
 METRICS = ("throughput", "utilization", "jain", "rtt", "queue", "drops",
            "marks", "retransmits", "power", "convergence", "cwnd_cov")
 # qdiscs that shape the link themselves (given "rate"); the others get an
@@ -291,7 +291,8 @@ class Scenario:
             if not isinstance(a, dict):
                 raise self._err(f"arms[{i}]", "must be a table")
             self._unknown(a, ("name", "cc", "qdisc", "qdisc_opts", "sysctl",
-                              "module_params", "ecn", "receiver_cc"),
+                              "module_params", "ecn", "receiver_cc",
+                              "host_qdisc"),
                           p, tb, i)
             name = self._take(a, "name", str, _REQUIRED, p + "name", tb, i)
             cc = self._take(a, "cc", _ident, _REQUIRED, p + "cc", tb, i)
@@ -307,12 +308,19 @@ class Scenario:
                              tb, i)
             rcc = self._take(a, "receiver_cc", _ident, None,
                              p + "receiver_cc", tb, i)
+            hq = self._take(a, "host_qdisc", str, None, p + "host_qdisc",
+                            tb, i)
+            if hq is not None and not re.fullmatch(r"[a-z_][a-z0-9_]*( .*)?",
+                                                   hq):
+                raise self._err(p + "host_qdisc", "must start with a qdisc "
+                                "kind", tb, i, "host_qdisc")
             uses = param is not None and "{%s}" % param in \
                 " ".join([opts or ""] + list(mparams.values()))
             for v in (values if uses else [None]):
                 subst = {} if v is None else {param: v}
                 try:
                     o = _fill(opts, subst, self.topology)
+                    h = _fill(hq, subst, self.topology)
                     mp = {k: _fill(x, subst, self.topology)
                           for k, x in mparams.items()}
                 except KeyError as e:
@@ -322,7 +330,7 @@ class Scenario:
                     "name": name if v is None else f"{name} {param}={v}",
                     "base": name, "cc": cc, "qdisc": qdisc, "qdisc_opts": o,
                     "sysctl": sysctl, "module_params": mp, "ecn": ecn,
-                    "receiver_cc": rcc or cc,
+                    "receiver_cc": rcc or cc, "host_qdisc": h,
                     "sweep": None if v is None else {param: v}})
         names = [a["name"] for a in out]
         for n in names:

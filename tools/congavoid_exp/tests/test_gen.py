@@ -28,6 +28,19 @@ class Departures(unittest.TestCase):
         # two on periods of 0.5 s at 125 packets/s
         self.assertEqual(len(ts), 126)
 
+    def test_bursts_exponential_gaps(self):
+        # 10 ms bursts at 1 Mbit/s: packets of 1000 bytes 8 ms apart, two
+        # per burst (t, t + 8 ms); the next burst starts an exponential
+        # silence of mean 1 s after the burst's end (t + 10 ms)
+        ts = list(departures("bursts", 1e6, 1000, 500.0, on=0.01, off=1.0,
+                             seed=3))
+        self.assertTrue(all(abs(b - a - 0.008) < 1e-9
+                            for a, b in zip(ts[0::2], ts[1::2])))
+        silences = [b - a - 0.002 for a, b in zip(ts[1::2], ts[2::2])]
+        m = sum(silences) / len(silences)
+        self.assertAlmostEqual(m, 1.0, delta=0.1)
+        sd = (sum((g - m) ** 2 for g in silences) / len(silences)) ** 0.5
+        self.assertAlmostEqual(sd / m, 1.0, delta=0.15)
 
 if __name__ == "__main__":
     unittest.main()

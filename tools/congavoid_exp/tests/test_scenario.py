@@ -112,6 +112,14 @@ class Scenarios(unittest.TestCase):
         self.refused(bad('qdisc = "red"', 'qdsic = "red"'), 22,
                      "arms[1].qdsic", "unknown field")
 
+    def test_host_qdisc(self):
+        sc = Scenario("x.toml", bad('cc = "reno"\n',
+                                    'cc = "reno"\nhost_qdisc = "hbh rate {rate}"\n'))
+        self.assertEqual(sc.arms[0]["host_qdisc"], "hbh rate 10000000bit")
+        self.assertIsNone(sc.arms[1]["host_qdisc"])
+        self.refused(bad('cc = "reno"\n', 'cc = "reno"\nhost_qdisc = "; rm"\n'),
+                     18, "arms[0].host_qdisc", "qdisc kind")
+
     def test_unknown_placeholder(self):
         self.refused(bad('min {x}', 'min {y}'), 23, "arms[1].qdisc_opts",
                      "placeholder")
