@@ -1316,6 +1316,11 @@ static void hbh_walk(struct Qdisc *sch, struct qdisc_walker *arg)
 		return;
 	}
 	for (b = 0; b < HBH_BUCKETS && !arg->stop; b++) {
+		/* most buckets are empty: look without the lock (a flow added
+		 * meanwhile is simply not in this snapshot)
+		 */
+		if (hlist_empty(&q->hash[b]))
+			continue;
 		pos = 0;
 		do {
 			unsigned int k = 0;

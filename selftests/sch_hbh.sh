@@ -167,7 +167,7 @@ udp_run() {
 udp_lost() { jq -r '.end.sum.lost_packets // -1' "/tmp/hu.$$.${1:-5201}"; }
 udp_bps() { jq -r '.end.sum_received.bits_per_second // .end.sum.bits_per_second // 0' "/tmp/hu.$$.${1:-5201}"; }
 
-# 11-17: one UDP flow offered at 40 Mbit/s into the 10 Mbit/s bottleneck
+# 11-15: one UDP flow offered at 40 Mbit/s into the 10 Mbit/s bottleneck
 all_hbh
 base_rtt=$(ip netns exec "$H0" ping -c 3 -i 0.2 -q 10.3.0.2 | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
 stamp "udp"
@@ -176,16 +176,6 @@ udp_run 6 40M &
 u=$!
 sleep 3
 h0_controlled=$(hstat "$H0" controlled)
-# the flow as "tc -s class show" lists it, where it is controlled (r1) and
-# where it leaves towards a host without hbh (r3)
-# flow_class NS: the flow's three lines of "tc -s class show" as one (tc has
-# no JSON for classes)
-flow_class() {
-	ip netns exec "$1" tc -s class show dev down |
-		awk '/ flow 10\.0\.0\.1:[0-9]+ > 10\.3\.0\.2:5201 / { l = $0; getline; l = l " " $0; getline; print l " " $0 }'
-}
-flow_class "$R1" >/tmp/hc1.$$
-flow_class "$R3" >/tmp/hc3.$$
 wait $u $smp
 read -r fill util qset qmax <<<"$(analyse /tmp/hs.$$)"
 cp /tmp/hs.$$ /tmp/hs1.$$
@@ -207,6 +197,31 @@ check "udp_queue_within_20pct_of_setpoint" fcmp "$(awk -v a="$qset" -v s=$SP 'BE
 check "feedback_flowing" test "$(hstat "$R2" fb_sent)" -gt 100 -a "$(hstat "$R1" fb_received)" -gt 100 -a "$(hstat "$H0" fb_received)" -gt 100
 check "source_controlled" test "$h0_controlled" -ge 1
 check "receiver_side_uncontrolled" test "$(hstat "$R3" controlled)" = 0
+
+# 16-23: the flow in the class dump; on a live link, while one flow runs: bad frames r2 -> r1
+# (rejected, counted, traffic unaffected); reports for the flow arriving
+# where it does not leave (r1's interface towards h0: ignored); then
+# absurd reports for it on the right interface (the rate stays within its
+# bounds, nothing breaks, the flow keeps flowing)
+stamp "fuzz"
+all_hbh
+ip netns exec "$R1" tc qdisc add dev up root hbh rate 50mbit
+# (killed once measured: the frames take 40-80 s to build and send)
+udp_run 150 40M &
+u=$!
+sleep 2
+sport=$(ip netns exec "$H0" ss -Hun | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^10\.0\.0\.1:/) { n = split($i, a, ":"); print a[n]; exit } }')
+# the flow as "tc -s class show" lists it, where it is controlled (r1) and
+# where it leaves towards a host without hbh (r3); here, not in the
+# measured run above: a dump walks 4096 buckets of the live qdisc
+# flow_class NS: the flow's three lines of "tc -s class show" as one (tc has
+# no JSON for classes)
+flow_class() {
+	ip netns exec "$1" tc -s class show dev down |
+		awk '/ flow 10\.0\.0\.1:[0-9]+ > 10\.3\.0\.2:5201 / { l = $0; getline; l = l " " $0; getline; print l " " $0 }'
+}
+flow_class "$R1" >/tmp/hc1.$$
+flow_class "$R3" >/tmp/hc3.$$
 log "r1's class for the flow: $(cat /tmp/hc1.$$)"
 log "r3's class for the flow: $(cat /tmp/hc3.$$)"
 # cf FILE KEY: the value after KEY, rates in bit/s
@@ -238,20 +253,6 @@ class_refused() {
 	! ip netns exec "$R1" tc class del dev down classid "$(hstat "$R1" handle)1" 2>/dev/null
 }
 check "class_add_del_refused" class_refused
-
-# 18-23: on a live link, while one flow runs: bad frames r2 -> r1
-# (rejected, counted, traffic unaffected); reports for the flow arriving
-# where it does not leave (r1's interface towards h0: ignored); then
-# absurd reports for it on the right interface (the rate stays within its
-# bounds, nothing breaks, the flow keeps flowing)
-stamp "fuzz"
-all_hbh
-ip netns exec "$R1" tc qdisc add dev up root hbh rate 50mbit
-# (killed once measured: the frames take 40-80 s to build and send)
-udp_run 150 40M &
-u=$!
-sleep 2
-sport=$(ip netns exec "$H0" ss -Hun | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^10\.0\.0\.1:/) { n = split($i, a, ":"); print a[n]; exit } }')
 # blast ETHERTYPE COUNT: bad frames into r1's "down" (from the wire's end,
 # through its netem); prints r2's utilisation meanwhile, the time taken and
 # the numbers of malformed and unknown-flow frames.  The issue's 100 000

@@ -86,7 +86,9 @@ ip netns exec "$D" iperf3 -s -1 -p 5301 >/dev/null 2>&1 &
 PIDS+=($!)
 busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5301 "'
 echo >"$tr/trace"
-ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5301 --cport 5302 -t 14 -i 1 -J >"$out/rto.json" 2>/dev/null &
+# (bounded: a client stuck in the results exchange fails the checks below
+# instead of hanging the suite)
+timeout 60 ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5301 --cport 5302 -t 14 -i 1 -J >"$out/rto.json" 2>/dev/null &
 cl=$!
 sleep 5
 ip -n "$R1" route add blackhole 10.9.0.2/32

@@ -226,21 +226,24 @@ for n in ("c1_hbh_udp", "c1_hbh_tcp", "c1_reno_fifo", "c1_hbh_tcp_b20",
                  f"| {r['util']:.2f} | {r['q_mean']:.1f}/{r['q_max']:.0f} "
                  f"| {r['drops']['r1']}/{r['drops']['r2']} | {lr} |")
 lines += ["", "## Table 1: against uncontrolled bursts at r2, HBH and E2E", "",
-          "Loss1: the connection's packets lost at the bottleneck r2 (iperf3's "
-          "lost minus the drops at h0 and r1); Loss2: dropped at r1; both per "
-          "packet the source sent (h0's own queue excluded).", "",
-          "| scheme (x*, bmax) | Mbit/s | Loss1 | Loss2 | r2 queue mean/max | cross lost |",
-          "|---|---|---|---|---|---|"]
+          "Loss1: the connection's packets lost at the bottleneck r2 or after "
+          "it (iperf3's lost minus the drops at h0 and r1, floored at 0: "
+          "drops of the last packets leave no gap for iperf3 to count); "
+          "Loss2: dropped at r1; both per packet the source sent (h0's own "
+          "queue excluded).  r2's drops include the cross traffic's.", "",
+          "| scheme (x*, bmax) | Mbit/s | Loss1 | Loss2 | drops r1/r2 | r2 queue mean/max | cross lost |",
+          "|---|---|---|---|---|---|---|"]
 for n, r in runs.items():
     if not n.startswith("t1_"):
         continue
     _, mode, sp, b = n.split("_")
     net = max(r["sent"] - r["drops"]["h0"], 1)
-    loss1 = r["lost"] - r["drops"]["h0"] - r["drops"]["r1"]
-    r["loss1"], r["loss2"] = loss1 / net, r["drops"]["r1"] / net
     x = r["cross"]
+    loss1 = max(r["lost"] - r["drops"]["h0"] - r["drops"]["r1"], 0)
+    r["loss1"], r["loss2"] = loss1 / net, r["drops"]["r1"] / net
     lines.append(f"| {mode.upper()}({sp},{b}) | {r['bps'] / 1e6:.2f} "
                  f"| {100 * r['loss1']:.2f}% | {100 * r['loss2']:.2f}% "
+                 f"| {r['drops']['r1']}/{r['drops']['r2']} "
                  f"| {r['q_mean']:.1f}/{r['q_max']:.0f} "
                  f"| {x['sent'] - x['received']} of {x['sent']} |")
 json.dump({"kernel": krel, "hoprtt": hoprtt, "e2ertt": e2ertt,
