@@ -40,7 +40,6 @@ check "outputs_written" test -s "$r" -a -s "$out/check/table.md" \
 check "no_namespace_left" sh -c '! ip netns list | grep -q .'
 
 arm() { jq -r --arg a "$1" ".arms[] | select(.name == \$a) | .summary.$2 // \"null\"" "$r"; }
-between() { fcmp "$1" '>=' "$2" && fcmp "$1" '<=' "$3"; }
 nflows() { jq -r --arg a "$1" '.arms[] | select(.name == $a) | .runs[0].flows | map(select(.throughput_bps > 0)) | length' "$r"; }
 log "reno+pfifo: util $(arm reno+pfifo utilization) jain $(arm reno+pfifo jain) queue $(arm reno+pfifo queue_mean)/$(arm reno+pfifo queue_max) drops $(arm reno+pfifo drops) rtt $(arm reno+pfifo rtt_mean_ms)"
 log "decbit+decbit: util $(arm decbit+decbit utilization) jain $(arm decbit+decbit jain) queue $(arm decbit+decbit queue_mean) marks $(arm decbit+decbit marks) drops $(arm decbit+decbit drops)"

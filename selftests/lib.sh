@@ -268,3 +268,29 @@ wire_link() {
 	ip netns exec "$w" tc filter add dev wa ingress matchall action mirred egress redirect dev wb
 	ip netns exec "$w" tc filter add dev wb ingress matchall action mirred egress redirect dev wa
 }
+
+# hbh_chain: the sch_hbh chain, every link on its own wire namespace with
+# 10 ms each way (W01 and W12 name the first two wires):
+#   h0 => r1 => r2 => r3 => h1,   x => r2
+# with routes, a large backlog and large socket buffers on the hosts
+hbh_chain() {
+	setup_ns H0 H1 X R1 R2 R3 || return 1
+	wire_link "$H0" down "$R1" up 10.0.0.1 10.0.0.2 10ms && W01=$W &&
+	wire_link "$R1" down "$R2" up 10.1.0.1 10.1.0.2 10ms && W12=$W &&
+	wire_link "$R2" down "$R3" up 10.2.0.1 10.2.0.2 10ms &&
+	wire_link "$R3" down "$H1" up 10.3.0.1 10.3.0.2 10ms &&
+	wire_link "$X" down "$R2" x 10.20.0.1 10.20.0.2 10ms || return 1
+	ip -n "$H0" route add default via 10.0.0.2
+	ip -n "$X" route add default via 10.20.0.2
+	ip -n "$R1" route add default via 10.1.0.2
+	ip -n "$R2" route add default via 10.2.0.2
+	ip -n "$R2" route add 10.0.0.0/24 via 10.1.0.1
+	ip -n "$R3" route add default via 10.3.0.2
+	ip -n "$R3" route add 10.0.0.0/8 via 10.2.0.1
+	ip -n "$H1" route add default via 10.3.0.1
+	sysctl -qw net.core.netdev_max_backlog=200000
+	big_buffers "$H0" "$H1" "$X"
+}
+
+# between X LO HI: LO <= X <= HI (numbers, awk's comparison)
+between() { fcmp "$1" '>=' "$2" && fcmp "$1" '<=' "$3"; }

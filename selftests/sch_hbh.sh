@@ -30,24 +30,7 @@ SP=50			# setpoint at the bottleneck, packets
 PKT=1442		# iperf3 -l 1400 on the wire
 C=10000000		# bottleneck, bit/s
 
-setup_ns H0 H1 X R1 R2 R3 || exit $ksft_fail
-{
-	wire_link "$H0" down "$R1" up 10.0.0.1 10.0.0.2 10ms && W01=$W &&
-	wire_link "$R1" down "$R2" up 10.1.0.1 10.1.0.2 10ms && W12=$W &&
-	wire_link "$R2" down "$R3" up 10.2.0.1 10.2.0.2 10ms &&
-	wire_link "$R3" down "$H1" up 10.3.0.1 10.3.0.2 10ms &&
-	wire_link "$X" down "$R2" x 10.20.0.1 10.20.0.2 10ms
-} || { echo "# topology setup failed"; exit $ksft_fail; }
-ip -n "$H0" route add default via 10.0.0.2
-ip -n "$X" route add default via 10.20.0.2
-ip -n "$R1" route add default via 10.1.0.2
-ip -n "$R2" route add default via 10.2.0.2
-ip -n "$R2" route add 10.0.0.0/24 via 10.1.0.1
-ip -n "$R3" route add default via 10.3.0.2
-ip -n "$R3" route add 10.0.0.0/8 via 10.2.0.1
-ip -n "$H1" route add default via 10.3.0.1
-sysctl -qw net.core.netdev_max_backlog=200000
-big_buffers "$H0" "$H1" "$X"
+hbh_chain || { echo "# topology setup failed"; exit $ksft_fail; }
 
 # sample NS SECONDS: r2's root qdisc every 20 ms into /tmp/hs.$$ (background,
 # pid in $smp), returning once the sampler runs
@@ -245,7 +228,6 @@ flow_dump_ok() {
 	grep -q ' proto 17 free ' /tmp/hc3.$$ && test "$(cf /tmp/hc3.$$ fb_age)" = never &&
 	test "$(cf /tmp/hc3.$$ rate)" = 50000000 -a "$(cf /tmp/hc3.$$ qlen)" != ""
 }
-between() { fcmp "$1" '>=' "$2" && fcmp "$1" '<=' "$3"; }
 check "flow_state_in_class_dump" flow_dump_ok
 # flows are listed, not configurable
 class_refused() {

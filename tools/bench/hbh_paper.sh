@@ -32,22 +32,7 @@ grep -q '^sch_hbh ' /proc/modules || insmod "$top/build/$krel/sch_hbh/sch_hbh.ko
 C=10000000
 PKT=1442		# iperf3 -l 1400 on the wire
 
-setup_ns H0 H1 X R1 R2 R3 || exit 1
-wire_link "$H0" down "$R1" up 10.0.0.1 10.0.0.2 10ms &&
-wire_link "$R1" down "$R2" up 10.1.0.1 10.1.0.2 10ms &&
-wire_link "$R2" down "$R3" up 10.2.0.1 10.2.0.2 10ms &&
-wire_link "$R3" down "$H1" up 10.3.0.1 10.3.0.2 10ms &&
-wire_link "$X" down "$R2" x 10.20.0.1 10.20.0.2 10ms || exit 1
-ip -n "$H0" route add default via 10.0.0.2
-ip -n "$X" route add default via 10.20.0.2
-ip -n "$R1" route add default via 10.1.0.2
-ip -n "$R2" route add default via 10.2.0.2
-ip -n "$R2" route add 10.0.0.0/24 via 10.1.0.1
-ip -n "$R3" route add default via 10.3.0.2
-ip -n "$R3" route add 10.0.0.0/8 via 10.2.0.1
-ip -n "$H1" route add default via 10.3.0.1
-sysctl -qw net.core.netdev_max_backlog=200000
-big_buffers "$H0" "$H1" "$X"
+hbh_chain || exit 1
 allow_cc reno
 ip netns exec "$H1" iperf3 -s -p 5201 >/dev/null 2>&1 &
 PIDS+=($!)
