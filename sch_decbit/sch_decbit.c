@@ -16,12 +16,26 @@
  * can be the bottleneck of a veth link.  Without it the head of the queue
  * is the packet in service: right for a root qdisc on a real NIC and for a
  * child of tbf or htb, whose peek does not count as a departure.
+ *
+ * Input buffer limits (Lam & Lien, decbit_pool.h): the decbit qdiscs of one
+ * router (network namespace) that name the same "pool" share its N_T
+ * buffers, of which packets entering the network there (arrivals on the
+ * "input" interfaces, or sent by the router itself) may hold N_I.  The pool
+ * is counted under its own spinlock, always taken inside a root qdisc lock
+ * (each interface has its own), so admission is exact across interfaces.
+ * Every queued packet remembers whether it is input (its cb), and each qdisc
+ * how many it holds, so a packet that leaves by any path returns exactly
+ * what it took and a qdisc can move its whole charge between pools.
  */
 
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/skbuff.h>
 #include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
@@ -30,6 +44,35 @@
 #include <congavoid/tc_decbit.h>
 #include "congavoid_compat.h"
 #include "decbit_avg.h"
+#include "decbit_pool.h"
+
+/* A router's shared buffers: one per (network namespace, pool id). */
+struct decbit_pool {
+	struct list_head node;	/* in decbit_pools */
+	possible_net_t net;
+	u32 id;
+	unsigned int users;	/* qdiscs in the pool, under decbit_pools_lock */
+
+	spinlock_t lock;	/* the counts and limits below */
+	u32 limit;		/* N_T */
+	u32 ibl;		/* millionths of N_T */
+	u32 input_limit;	/* N_I */
+	u32 used;
+	u32 input;
+};
+
+static LIST_HEAD(decbit_pools);
+static DEFINE_SPINLOCK(decbit_pools_lock);
+
+struct decbit_skb_cb {
+	bool input;
+};
+
+static struct decbit_skb_cb *decbit_cb(struct sk_buff *skb)
+{
+	qdisc_cb_private_validate(skb, sizeof(struct decbit_skb_cb));
+	return (struct decbit_skb_cb *)qdisc_skb_cb(skb)->data;
+}
 
 struct decbit_sched_data {
 	struct decbit_params params;
@@ -39,17 +82,127 @@ struct decbit_sched_data {
 	struct decbit_avg avg;
 	struct qdisc_watchdog watchdog;
 
+	struct decbit_pool *pool;	/* NULL: no input buffer limits */
+	u32 input_qlen;			/* input packets in the queue */
+	u32 n_inputs;
+	int inputs[DECBIT_INPUT_MAX];	/* ifindexes of input interfaces */
+
 	u64 marked;
 	u64 nonect_passed;
 	u64 nonect_dropped;
 	u64 overlimit_dropped;
+	u64 ibl_dropped;
+	u64 pool_dropped;
 };
+
+/* Input: sent by this router itself or arrived on an input interface. */
+static bool decbit_is_input(const struct decbit_sched_data *q,
+			    const struct sk_buff *skb)
+{
+	u32 i, n = READ_ONCE(q->n_inputs);
+
+	if (!skb->skb_iif)
+		return true;
+	for (i = 0; i < n; i++)
+		if (READ_ONCE(q->inputs[i]) == skb->skb_iif)
+			return true;
+	return false;
+}
+
+static enum decbit_pool_verdict decbit_pool_take(struct decbit_pool *pool,
+						 bool input)
+{
+	enum decbit_pool_verdict v;
+
+	spin_lock_bh(&pool->lock);
+	v = decbit_pool_admit(pool->used, pool->input, pool->limit,
+			      pool->input_limit, input);
+	if (v == DECBIT_POOL_ADMIT) {
+		WRITE_ONCE(pool->used, pool->used + 1);
+		if (input)
+			WRITE_ONCE(pool->input, pool->input + 1);
+	}
+	spin_unlock_bh(&pool->lock);
+	return v;
+}
+
+/* Add (or, negative, remove) @pkts packets, @input of them input. */
+static void decbit_pool_charge(struct decbit_pool *pool, int pkts, int input)
+{
+	spin_lock_bh(&pool->lock);
+	WRITE_ONCE(pool->used, pool->used + pkts);
+	WRITE_ONCE(pool->input, pool->input + input);
+	spin_unlock_bh(&pool->lock);
+}
+
+/* A queued packet leaves the qdisc, by whatever path. */
+static void decbit_release(struct decbit_sched_data *q, struct sk_buff *skb)
+{
+	bool input = decbit_cb(skb)->input;
+
+	if (input)
+		q->input_qlen--;
+	if (q->pool)
+		decbit_pool_charge(q->pool, -1, -(int)input);
+}
+
+/*
+ * The pool @id of @net with a reference taken, or NULL.  Creating one needs
+ * its limit: @create is a new pool to insert if none exists yet (freed
+ * otherwise); *@created tells which happened.
+ */
+static struct decbit_pool *decbit_pool_get(struct net *net, u32 id,
+					   struct decbit_pool *create,
+					   bool *created)
+{
+	struct decbit_pool *p, *found = NULL;
+
+	*created = false;
+	spin_lock_bh(&decbit_pools_lock);
+	list_for_each_entry(p, &decbit_pools, node) {
+		if (p->id == id && net_eq(read_pnet(&p->net), net)) {
+			found = p;
+			break;
+		}
+	}
+	if (found) {
+		found->users++;
+	} else if (create) {
+		write_pnet(&create->net, net);
+		create->id = id;
+		create->users = 1;
+		list_add(&create->node, &decbit_pools);
+		found = create;
+		*created = true;
+	}
+	spin_unlock_bh(&decbit_pools_lock);
+	if (create && !*created)
+		kfree(create);
+	return found;
+}
+
+static void decbit_pool_put(struct decbit_pool *pool)
+{
+	bool last;
+
+	if (!pool)
+		return;
+	spin_lock_bh(&decbit_pools_lock);
+	last = !--pool->users;
+	if (last)
+		list_del(&pool->node);
+	spin_unlock_bh(&decbit_pools_lock);
+	if (last) {
+		WARN_ON_ONCE(pool->used || pool->input);
+		kfree(pool);
+	}
+}
 
 static int decbit_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			  struct sk_buff **to_free)
 {
 	struct decbit_sched_data *q = qdisc_priv(sch);
-	bool congested;
+	bool congested, input = decbit_is_input(q, skb);
 
 	congested = decbit_avg_arrival(&q->avg, &q->params, ktime_get_ns(),
 				       sch->q.qlen);
@@ -58,17 +211,34 @@ static int decbit_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		q->overlimit_dropped++;
 		return qdisc_drop(skb, sch, to_free);
 	}
+	if (q->pool) {
+		switch (decbit_pool_take(q->pool, input)) {
+		case DECBIT_POOL_ADMIT:
+			break;
+		case DECBIT_POOL_IBL:
+			q->ibl_dropped++;
+			return qdisc_drop(skb, sch, to_free);
+		case DECBIT_POOL_FULL:
+			q->pool_dropped++;
+			return qdisc_drop(skb, sch, to_free);
+		}
+	}
 	if (congested) {
 		if (INET_ECN_set_ce(skb)) {
 			q->marked++;
 		} else if (q->nonect == TC_DECBIT_NONECT_PASS) {
 			q->nonect_passed++;
 		} else {
+			if (q->pool)
+				decbit_pool_charge(q->pool, -1, -(int)input);
 			q->nonect_dropped++;
 			qdisc_qstats_overlimit(sch);
 			return qdisc_drop(skb, sch, to_free);
 		}
 	}
+	decbit_cb(skb)->input = input;
+	if (input)
+		q->input_qlen++;
 	return qdisc_enqueue_tail(skb, sch);
 }
 
@@ -114,13 +284,19 @@ static struct sk_buff *decbit_dequeue(struct Qdisc *sch)
 		until = start + len_ns;
 	}
 	decbit_avg_service(&q->avg, now, sch->q.qlen, until);
-	return qdisc_dequeue_head(sch);
+	skb = qdisc_dequeue_head(sch);
+	decbit_release(q, skb);
+	return skb;
 }
 
 static void decbit_reset(struct Qdisc *sch)
 {
 	struct decbit_sched_data *q = qdisc_priv(sch);
 
+	if (q->pool && sch->q.qlen)
+		decbit_pool_charge(q->pool, -(int)sch->q.qlen,
+				   -(int)q->input_qlen);
+	q->input_qlen = 0;
 	qdisc_reset_queue(sch);
 	qdisc_watchdog_cancel(&q->watchdog);
 	decbit_avg_init(&q->avg);
@@ -132,7 +308,47 @@ static const struct nla_policy decbit_policy[TCA_DECBIT_MAX + 1] = {
 	[TCA_DECBIT_HYSTERESIS]	= { .type = NLA_U32 },
 	[TCA_DECBIT_RATE]	= { .type = NLA_U64 },
 	[TCA_DECBIT_NONECT]	= { .type = NLA_U8 },
+	[TCA_DECBIT_POOL]	= { .type = NLA_U32 },
+	[TCA_DECBIT_POOL_LIMIT]	= { .type = NLA_U32 },
+	[TCA_DECBIT_IBL]	= { .type = NLA_U32 },
+	[TCA_DECBIT_INPUT]	= { .type = NLA_BINARY,
+				    .len = DECBIT_INPUT_MAX * sizeof(u32) },
 };
+
+/* Input interfaces: existing devices of this namespace, each named once. */
+static int decbit_validate_inputs(const struct nlattr *attr, struct Qdisc *sch,
+				  struct netlink_ext_ack *extack)
+{
+	struct net *net = dev_net(qdisc_dev(sch));
+	int len, i, j, ifindex;
+	const u32 *idx;
+
+	if (!attr)
+		return 0;
+	len = nla_len(attr);
+	if (len % sizeof(u32)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "decbit: input must be a list of 32-bit interface indexes");
+		return -EINVAL;
+	}
+	idx = nla_data(attr);
+	for (i = 0; i < len / (int)sizeof(u32); i++) {
+		ifindex = idx[i];
+		if (ifindex <= 0 || !__dev_get_by_index(net, ifindex)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "decbit: input names no interface of this namespace");
+			return -ENODEV;
+		}
+		for (j = 0; j < i; j++) {
+			if (idx[j] == idx[i]) {
+				NL_SET_ERR_MSG_ATTR(extack, attr,
+						    "decbit: input names an interface twice");
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
 
 static int decbit_validate(struct nlattr **tb, struct Qdisc *sch,
 			   struct netlink_ext_ack *extack)
@@ -170,6 +386,75 @@ static int decbit_validate(struct nlattr **tb, struct Qdisc *sch,
 				    "decbit: nonect must be 0 (pass) or 1 (drop)");
 		return -EINVAL;
 	}
+	if (tb[TCA_DECBIT_POOL_LIMIT]) {
+		v = nla_get_u32(tb[TCA_DECBIT_POOL_LIMIT]);
+		if (!v || v > DECBIT_LIMIT_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_POOL_LIMIT],
+					    "decbit: pool_limit must be 1..1000000 packets");
+			return -EINVAL;
+		}
+	}
+	if (tb[TCA_DECBIT_IBL]) {
+		v = nla_get_u32(tb[TCA_DECBIT_IBL]);
+		if (!v || v > DECBIT_IBL_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_IBL],
+					    "decbit: ibl must be in (0, 1]");
+			return -EINVAL;
+		}
+	}
+	return decbit_validate_inputs(tb[TCA_DECBIT_INPUT], sch, extack);
+}
+
+/*
+ * The pool the qdisc is to be in after a change, with a reference taken if
+ * it is not the current one: *@pool is NULL for none.  A new pool needs its
+ * pool_limit; ibl defaults to 1 (no input limit beyond the pool's).
+ */
+static int decbit_pool_target(struct Qdisc *sch, struct nlattr **tb,
+			      struct decbit_pool **pool,
+			      struct netlink_ext_ack *extack)
+{
+	struct decbit_sched_data *q = qdisc_priv(sch);
+	struct decbit_pool *create = NULL;
+	bool created;
+	u32 id;
+
+	*pool = q->pool;
+	if (!tb[TCA_DECBIT_POOL]) {
+		if (!q->pool && (tb[TCA_DECBIT_POOL_LIMIT] || tb[TCA_DECBIT_IBL])) {
+			NL_SET_ERR_MSG(extack,
+				       "decbit: pool_limit and ibl need a pool");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	id = nla_get_u32(tb[TCA_DECBIT_POOL]);
+	if (!id) {
+		if (tb[TCA_DECBIT_POOL_LIMIT] || tb[TCA_DECBIT_IBL]) {
+			NL_SET_ERR_MSG(extack,
+				       "decbit: pool_limit and ibl need a pool");
+			return -EINVAL;
+		}
+		*pool = NULL;
+		return 0;
+	}
+	if (q->pool && q->pool->id == id)
+		return 0;
+	if (tb[TCA_DECBIT_POOL_LIMIT]) {
+		create = kzalloc(sizeof(*create), GFP_KERNEL);
+		if (!create)
+			return -ENOMEM;
+		spin_lock_init(&create->lock);
+		create->limit = nla_get_u32(tb[TCA_DECBIT_POOL_LIMIT]);
+		create->ibl = DECBIT_IBL_MAX;
+		create->input_limit = create->limit;
+	}
+	*pool = decbit_pool_get(dev_net(qdisc_dev(sch)), id, create, &created);
+	if (!*pool) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_POOL],
+				    "decbit: pool_limit is required to create a pool");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -179,12 +464,16 @@ static int decbit_change(struct Qdisc *sch, struct nlattr *opt,
 	struct decbit_sched_data *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_DECBIT_MAX + 1];
 	unsigned int dropped_pkts = 0, dropped_bytes = 0;
+	struct decbit_pool *pool, *old = q->pool;
 	int err;
 
 	err = nla_parse_nested(tb, TCA_DECBIT_MAX, opt, decbit_policy, extack);
 	if (err < 0)
 		return err;
 	err = decbit_validate(tb, sch, extack);
+	if (err)
+		return err;
+	err = decbit_pool_target(sch, tb, &pool, extack);
 	if (err)
 		return err;
 
@@ -209,10 +498,39 @@ static int decbit_change(struct Qdisc *sch, struct nlattr *opt,
 		if (!rate)
 			q->avg.busy_until = 0;
 	}
+	if (tb[TCA_DECBIT_INPUT]) {
+		const u32 *idx = nla_data(tb[TCA_DECBIT_INPUT]);
+		u32 i, n = nla_len(tb[TCA_DECBIT_INPUT]) / sizeof(u32);
+
+		for (i = 0; i < n; i++)
+			WRITE_ONCE(q->inputs[i], idx[i]);
+		WRITE_ONCE(q->n_inputs, n);
+	}
+
+	/* Move this queue's charge to the new pool, which may overfill it. */
+	if (pool != old) {
+		if (old && sch->q.qlen)
+			decbit_pool_charge(old, -(int)sch->q.qlen,
+					   -(int)q->input_qlen);
+		if (pool && sch->q.qlen)
+			decbit_pool_charge(pool, sch->q.qlen, q->input_qlen);
+		q->pool = pool;
+	}
+	if (pool && (tb[TCA_DECBIT_POOL_LIMIT] || tb[TCA_DECBIT_IBL])) {
+		spin_lock_bh(&pool->lock);
+		if (tb[TCA_DECBIT_POOL_LIMIT])
+			pool->limit = nla_get_u32(tb[TCA_DECBIT_POOL_LIMIT]);
+		if (tb[TCA_DECBIT_IBL])
+			pool->ibl = nla_get_u32(tb[TCA_DECBIT_IBL]);
+		WRITE_ONCE(pool->input_limit,
+			   decbit_pool_input_limit(pool->limit, pool->ibl));
+		spin_unlock_bh(&pool->lock);
+	}
 
 	while (sch->q.qlen > sch->limit) {
 		struct sk_buff *skb = __qdisc_dequeue_head(&sch->q);
 
+		decbit_release(q, skb);
 		dropped_pkts++;
 		dropped_bytes += qdisc_pkt_len(skb);
 		q->overlimit_dropped++;
@@ -221,6 +539,9 @@ static int decbit_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
 	sch_tree_unlock(sch);
+
+	if (pool != old)
+		decbit_pool_put(old);
 	return 0;
 }
 
@@ -234,6 +555,9 @@ static int decbit_init(struct Qdisc *sch, struct nlattr *opt,
 	q->params.hysteresis = 0;
 	q->nonect = TC_DECBIT_NONECT_PASS;
 	q->rate = 0;
+	q->pool = NULL;
+	q->input_qlen = 0;
+	q->n_inputs = 0;
 	decbit_avg_init(&q->avg);
 	qdisc_watchdog_init(&q->watchdog, sch);
 
@@ -247,11 +571,19 @@ static void decbit_destroy(struct Qdisc *sch)
 	struct decbit_sched_data *q = qdisc_priv(sch);
 
 	qdisc_watchdog_cancel(&q->watchdog);
+	/* the core reset the queue first: only an empty qdisc leaves a pool */
+	if (q->pool && sch->q.qlen)
+		decbit_pool_charge(q->pool, -(int)sch->q.qlen,
+				   -(int)q->input_qlen);
+	decbit_pool_put(q->pool);
+	q->pool = NULL;
 }
 
 static int decbit_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
 	struct decbit_sched_data *q = qdisc_priv(sch);
+	struct decbit_pool *pool = q->pool;
+	u32 inputs[DECBIT_INPUT_MAX], i, n;
 	struct nlattr *opts;
 
 	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
@@ -266,6 +598,17 @@ static int decbit_dump(struct Qdisc *sch, struct sk_buff *skb)
 			      TCA_DECBIT_PAD) ||
 	    nla_put_u8(skb, TCA_DECBIT_NONECT, READ_ONCE(q->nonect)))
 		goto nla_put_failure;
+	/* dump runs under RTNL, as change does: the pool cannot change */
+	if (pool &&
+	    (nla_put_u32(skb, TCA_DECBIT_POOL, pool->id) ||
+	     nla_put_u32(skb, TCA_DECBIT_POOL_LIMIT, READ_ONCE(pool->limit)) ||
+	     nla_put_u32(skb, TCA_DECBIT_IBL, READ_ONCE(pool->ibl))))
+		goto nla_put_failure;
+	n = READ_ONCE(q->n_inputs);
+	for (i = 0; i < n; i++)
+		inputs[i] = READ_ONCE(q->inputs[i]);
+	if (n && nla_put(skb, TCA_DECBIT_INPUT, n * sizeof(u32), inputs))
+		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
 nla_put_failure:
@@ -276,6 +619,7 @@ nla_put_failure:
 static int decbit_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct decbit_sched_data *q = qdisc_priv(sch);
+	struct decbit_pool *pool;
 	struct tc_decbit_xstats st;
 
 	/* The average spans several fields: read them under the lock. */
@@ -289,7 +633,18 @@ static int decbit_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.avg		= decbit_avg_milli(&q->avg, ktime_get_ns(),
 						   sch->q.qlen),
 		.congested	= q->avg.congested,
+		.ibl_dropped	= q->ibl_dropped,
+		.pool_dropped	= q->pool_dropped,
+		.input_qlen	= q->input_qlen,
 	};
+	pool = q->pool;
+	if (pool) {
+		spin_lock_bh(&pool->lock);
+		st.pool_used = pool->used;
+		st.pool_input = pool->input;
+		st.pool_input_limit = pool->input_limit;
+		spin_unlock_bh(&pool->lock);
+	}
 	sch_tree_unlock(sch);
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));

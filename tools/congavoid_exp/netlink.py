@@ -142,10 +142,11 @@ _MARKS = {
 }
 
 
-def qdiscs(sock, ifindex, seq=1):
+def qdiscs(sock, ifindex, seq=1, raw_xstats=False):
     """Statistics of the qdiscs on one interface: a list of dicts with
-    kind, handle, parent, bytes, packets, qlen, backlog, drops and marks
-    (None where the kind has no mark counter)."""
+    kind, handle, parent, bytes, packets, qlen, backlog, drops, marks
+    (None where the kind has no mark counter); with raw_xstats, also xstats
+    (the kind's TCA_XSTATS bytes, or None)."""
     req = struct.pack("BxxxiIII", socket.AF_UNSPEC, ifindex, 0, 0, 0)
     out = []
     for msg in _dump(sock, RTM_GETQDISC, req, seq):
@@ -166,6 +167,8 @@ def qdiscs(sock, ifindex, seq=1):
                     elif st == TCA_STATS_QUEUE and len(sv) >= 20:
                         (q["qlen"], q["backlog"], q["drops"], _,
                          _) = struct.unpack_from("IIIII", sv)
+        if raw_xstats:
+            q["xstats"] = xstats
         m = _MARKS.get(q.get("kind"))
         if m and xstats is not None and len(xstats) >= m[1] + \
                 struct.calcsize(m[0]):

@@ -7,9 +7,11 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "utils.h"
+#include "ll_map.h"
 #include "tc_util.h"
 
 #include <congavoid/tc_decbit.h>
@@ -19,14 +21,25 @@ static void explain(void)
 	fprintf(stderr,
 		"Usage: ... decbit [ limit PACKETS ] [ threshold PACKETS ] [ hysteresis PACKETS ]\n"
 		"                  [ rate RATE ] [ nonect pass|drop ]\n"
+		"                  [ pool ID [ pool_limit PACKETS ] [ ibl FRACTION ] ]\n"
+		"                  [ input DEV ]... | [ noinput ]\n"
 		"  limit       1..%u packets (default 1000)\n"
 		"  threshold   average queue length that turns marking on, packets,\n"
 		"              0.001..1000000, up to 3 decimals (default 1)\n"
 		"  hysteresis  marking on above threshold+H/2, off below threshold-H/2;\n"
 		"              0 <= H < 2*threshold (default 0)\n"
 		"  rate        serve the queue at RATE (e.g. 10mbit); 0 = unpaced (default)\n"
-		"  nonect      non-ECT packets while congested: pass (default) or drop\n",
-		DECBIT_LIMIT_MAX);
+		"  nonect      non-ECT packets while congested: pass (default) or drop\n"
+		"  pool        share a buffer pool with the decbit qdiscs of this\n"
+		"              namespace that name the same ID (1..4294967295; 0: none)\n"
+		"  pool_limit  N_T, the pool's buffers, 1..%u packets (required to\n"
+		"              create a pool; changes it for all its qdiscs)\n"
+		"  ibl         input packets hold at most floor(ibl * N_T) buffers,\n"
+		"              0 < ibl <= 1, up to 6 decimals (default 1)\n"
+		"  input       arrivals on DEV enter the network here (repeatable, up\n"
+		"              to %d; packets sent by this host always do); noinput\n"
+		"              clears the list\n",
+		DECBIT_LIMIT_MAX, DECBIT_LIMIT_MAX, DECBIT_INPUT_MAX);
 }
 
 static int bad(const char *what, const char *arg)
@@ -36,8 +49,11 @@ static int bad(const char *what, const char *arg)
 	return -1;
 }
 
-/* "1", "0.5", "12.125": a non-negative number of packets in 1/1000 units. */
-static int get_milli(__u32 *val, const char *s)
+/*
+ * "1", "0.5", "12.125": a non-negative decimal number with at most @digits
+ * decimals, in units of 10^-@digits.
+ */
+static int get_fixed(__u32 *val, const char *s, int digits)
 {
 	unsigned long long v = 0;
 	int frac = -1;
@@ -50,7 +66,7 @@ static int get_milli(__u32 *val, const char *s)
 			frac = 0;
 			continue;
 		}
-		if (*p < '0' || *p > '9' || frac >= 3)
+		if (*p < '0' || *p > '9' || frac >= digits)
 			return -1;
 		v = v * 10 + (*p - '0');
 		if (frac >= 0)
@@ -58,7 +74,7 @@ static int get_milli(__u32 *val, const char *s)
 		if (v > 0xffffffffULL)
 			return -1;
 	}
-	for (frac = frac < 0 ? 0 : frac; frac < 3; frac++)
+	for (frac = frac < 0 ? 0 : frac; frac < digits; frac++)
 		v *= 10;
 	if (v > 0xffffffffULL)
 		return -1;
@@ -66,13 +82,20 @@ static int get_milli(__u32 *val, const char *s)
 	return 0;
 }
 
+static int get_milli(__u32 *val, const char *s)
+{
+	return get_fixed(val, s, 3);
+}
+
 static int decbit_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			    struct nlmsghdr *n, const char *dev)
 {
 	bool have_threshold = false, have_hyst = false;
 	__u32 limit = 0, threshold = 0, hyst = 0;
-	bool have_rate = false;
-	int nonect = -1;
+	bool have_rate = false, have_pool = false, have_inputs = false;
+	__u32 pool = 0, pool_limit = 0, ibl = 0;
+	__u32 inputs[DECBIT_INPUT_MAX];
+	int nonect = -1, n_inputs = 0;
 	__u64 rate = 0;
 	struct rtattr *tail;
 
@@ -107,6 +130,41 @@ static int decbit_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				nonect = TC_DECBIT_NONECT_DROP;
 			else
 				return bad("nonect", *argv);
+		} else if (strcmp(*argv, "pool") == 0) {
+			NEXT_ARG();
+			if (get_u32(&pool, *argv, 0))
+				return bad("pool", *argv);
+			have_pool = true;
+		} else if (strcmp(*argv, "pool_limit") == 0) {
+			NEXT_ARG();
+			if (get_u32(&pool_limit, *argv, 0) || !pool_limit ||
+			    pool_limit > DECBIT_LIMIT_MAX)
+				return bad("pool_limit", *argv);
+		} else if (strcmp(*argv, "ibl") == 0) {
+			NEXT_ARG();
+			if (get_fixed(&ibl, *argv, 6) || !ibl ||
+			    ibl > DECBIT_IBL_MAX)
+				return bad("ibl", *argv);
+		} else if (strcmp(*argv, "input") == 0) {
+			int idx;
+
+			NEXT_ARG();
+			idx = ll_name_to_index(*argv);
+			if (!idx) {
+				fprintf(stderr, "decbit: no such input device \"%s\"\n",
+					*argv);
+				return -1;
+			}
+			if (n_inputs == DECBIT_INPUT_MAX) {
+				fprintf(stderr, "decbit: at most %d input devices\n",
+					DECBIT_INPUT_MAX);
+				return -1;
+			}
+			inputs[n_inputs++] = idx;
+			have_inputs = true;
+		} else if (strcmp(*argv, "noinput") == 0) {
+			n_inputs = 0;
+			have_inputs = true;
 		} else if (strcmp(*argv, "help") == 0) {
 			explain();
 			return -1;
@@ -137,6 +195,15 @@ static int decbit_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr_l(n, 1024, TCA_DECBIT_RATE, &rate, sizeof(rate));
 	if (nonect >= 0)
 		addattr8(n, 1024, TCA_DECBIT_NONECT, nonect);
+	if (have_pool)
+		addattr32(n, 1024, TCA_DECBIT_POOL, pool);
+	if (pool_limit)
+		addattr32(n, 1024, TCA_DECBIT_POOL_LIMIT, pool_limit);
+	if (ibl)
+		addattr32(n, 1024, TCA_DECBIT_IBL, ibl);
+	if (have_inputs)
+		addattr_l(n, 1024, TCA_DECBIT_INPUT, inputs,
+			  n_inputs * sizeof(inputs[0]));
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -171,6 +238,29 @@ static int decbit_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_string(PRINT_ANY, "nonect", "nonect %s ",
 			     rta_getattr_u8(tb[TCA_DECBIT_NONECT]) ==
 			     TC_DECBIT_NONECT_DROP ? "drop" : "pass");
+	if (tb[TCA_DECBIT_POOL] && RTA_PAYLOAD(tb[TCA_DECBIT_POOL]) >= 4)
+		print_uint(PRINT_ANY, "pool", "pool %u ",
+			   rta_getattr_u32(tb[TCA_DECBIT_POOL]));
+	if (tb[TCA_DECBIT_POOL_LIMIT] &&
+	    RTA_PAYLOAD(tb[TCA_DECBIT_POOL_LIMIT]) >= 4)
+		print_uint(PRINT_ANY, "pool_limit", "pool_limit %up ",
+			   rta_getattr_u32(tb[TCA_DECBIT_POOL_LIMIT]));
+	if (tb[TCA_DECBIT_IBL] && RTA_PAYLOAD(tb[TCA_DECBIT_IBL]) >= 4)
+		print_float(PRINT_ANY, "ibl", "ibl %g ",
+			    rta_getattr_u32(tb[TCA_DECBIT_IBL]) / 1e6);
+	if (tb[TCA_DECBIT_INPUT]) {
+		const __u32 *idx = RTA_DATA(tb[TCA_DECBIT_INPUT]);
+		int i, n = RTA_PAYLOAD(tb[TCA_DECBIT_INPUT]) / sizeof(__u32);
+
+		open_json_array(PRINT_JSON, "input");
+		for (i = 0; i < n; i++) {
+			const char *name = ll_index_to_name(idx[i]);
+
+			print_string(PRINT_JSON, NULL, NULL, name);
+			print_string(PRINT_FP, NULL, "input %s ", name);
+		}
+		close_json_array(PRINT_JSON, NULL);
+	}
 	return 0;
 }
 
@@ -178,12 +268,16 @@ static int decbit_print_xstats(struct qdisc_util *qu, FILE *f,
 			       struct rtattr *xstats)
 {
 	struct tc_decbit_xstats st = { 0 };
+	/* a module without input buffer limits sends the first 48 bytes */
+	const unsigned int base = offsetof(struct tc_decbit_xstats, ibl_dropped);
+	unsigned int len;
 
 	if (!xstats)
 		return 0;
-	if (RTA_PAYLOAD(xstats) < sizeof(st))
+	len = RTA_PAYLOAD(xstats);
+	if (len < base)
 		return -1;
-	memcpy(&st, RTA_DATA(xstats), sizeof(st));
+	memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
 
 	print_float(PRINT_ANY, "avg", " avg %.3f", st.avg / 1000.0);
 	print_uint(PRINT_ANY, "congested", " congested %u", st.congested);
@@ -195,6 +289,16 @@ static int decbit_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_u64(PRINT_ANY, "overlimit_dropped", " overlimit_dropped %llu",
 		  st.overlimit_dropped);
 	print_u64(PRINT_ANY, "cycles", " cycles %llu", st.cycles);
+	if (len < sizeof(st))
+		return 0;
+	print_u64(PRINT_ANY, "ibl_dropped", " ibl_dropped %llu", st.ibl_dropped);
+	print_u64(PRINT_ANY, "pool_dropped", " pool_dropped %llu",
+		  st.pool_dropped);
+	print_uint(PRINT_ANY, "pool_used", " pool_used %u", st.pool_used);
+	print_uint(PRINT_ANY, "pool_input", " pool_input %u", st.pool_input);
+	print_uint(PRINT_ANY, "pool_input_limit", " pool_input_limit %u",
+		   st.pool_input_limit);
+	print_uint(PRINT_ANY, "input_qlen", " input_qlen %u", st.input_qlen);
 	return 0;
 }
 

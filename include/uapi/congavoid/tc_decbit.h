@@ -16,6 +16,10 @@ enum {
 	TCA_DECBIT_RATE,	/* u64: service rate, bytes/s; 0 = unpaced */
 	TCA_DECBIT_NONECT,	/* u8: enum tc_decbit_nonect */
 	TCA_DECBIT_PAD,
+	TCA_DECBIT_POOL,	/* u32: buffer pool id in this netns; 0 = none */
+	TCA_DECBIT_POOL_LIMIT,	/* u32: N_T, the pool's buffers, packets */
+	TCA_DECBIT_IBL,		/* u32: input buffer limit, millionths of N_T */
+	TCA_DECBIT_INPUT,	/* binary: u32 ifindexes whose arrivals are input */
 	__TCA_DECBIT_MAX
 };
 
@@ -23,6 +27,8 @@ enum {
 
 #define DECBIT_LIMIT_MAX	1000000U
 #define DECBIT_THRESHOLD_MAX	1000000000U	/* 10^6 packets */
+#define DECBIT_IBL_MAX		1000000U	/* IBL = 1 */
+#define DECBIT_INPUT_MAX	16		/* input interfaces per qdisc */
 
 enum tc_decbit_nonect {
 	TC_DECBIT_NONECT_PASS,	/* pass non-ECT packets while congested */
@@ -38,6 +44,13 @@ struct tc_decbit_xstats {
 	__u64 cycles;		/* completed regeneration cycles */
 	__u32 avg;		/* average queue length, 1/1000 packet */
 	__u32 congested;	/* 1 while arrivals are marked */
+	/* input buffer limits (Lam & Lien); zero without a pool */
+	__u64 ibl_dropped;	/* input packets refused: N_I input buffers held */
+	__u64 pool_dropped;	/* packets refused: all N_T buffers held */
+	__u32 pool_used;	/* buffers held in the pool, all its qdiscs */
+	__u32 pool_input;	/* of which by input packets */
+	__u32 pool_input_limit;	/* N_I = floor(IBL * N_T) */
+	__u32 input_qlen;	/* input packets in this qdisc's queue */
 };
 
 #endif /* _UAPI_CONGAVOID_TC_DECBIT_H */
