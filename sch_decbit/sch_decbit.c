@@ -149,15 +149,13 @@ static void decbit_release(struct decbit_sched_data *q, struct sk_buff *skb)
 /*
  * The pool @id of @net with a reference taken, or NULL.  Creating one needs
  * its limit: @create is a new pool to insert if none exists yet (freed
- * otherwise); *@created tells which happened.
+ * otherwise).
  */
 static struct decbit_pool *decbit_pool_get(struct net *net, u32 id,
-					   struct decbit_pool *create,
-					   bool *created)
+					   struct decbit_pool *create)
 {
 	struct decbit_pool *p, *found = NULL;
 
-	*created = false;
 	spin_lock_bh(&decbit_pools_lock);
 	list_for_each_entry(p, &decbit_pools, node) {
 		if (p->id == id && net_eq(read_pnet(&p->net), net)) {
@@ -173,10 +171,9 @@ static struct decbit_pool *decbit_pool_get(struct net *net, u32 id,
 		create->users = 1;
 		list_add(&create->node, &decbit_pools);
 		found = create;
-		*created = true;
 	}
 	spin_unlock_bh(&decbit_pools_lock);
-	if (create && !*created)
+	if (create && found != create)
 		kfree(create);
 	return found;
 }
@@ -416,7 +413,6 @@ static int decbit_pool_target(struct Qdisc *sch, struct nlattr **tb,
 {
 	struct decbit_sched_data *q = qdisc_priv(sch);
 	struct decbit_pool *create = NULL;
-	bool created;
 	u32 id;
 
 	*pool = q->pool;
@@ -449,7 +445,7 @@ static int decbit_pool_target(struct Qdisc *sch, struct nlattr **tb,
 		create->ibl = DECBIT_IBL_MAX;
 		create->input_limit = create->limit;
 	}
-	*pool = decbit_pool_get(dev_net(qdisc_dev(sch)), id, create, &created);
+	*pool = decbit_pool_get(dev_net(qdisc_dev(sch)), id, create);
 	if (!*pool) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_POOL],
 				    "decbit: pool_limit is required to create a pool");
