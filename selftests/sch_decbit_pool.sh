@@ -36,12 +36,17 @@ ip -n "$B" route add default via 10.2.0.254
 ip -n "$S1" route add default via 10.11.0.1
 ip -n "$S2" route add default via 10.12.0.1
 
-for p in 5201 5202; do
+# a server port per flow and phase: an iperf3 server serves one test at a
+# time and may still be closing the last one
+for p in 5201 5202 5204 5205 5207 5208; do
 	ip netns exec "$S1" iperf3 -s -p $p >/dev/null 2>&1 &
 	PIDS+=($!)
 done
-ip netns exec "$S2" iperf3 -s -p 5203 >/dev/null 2>&1 &
-PIDS+=($!)
+for p in 5203 5209; do
+	ip netns exec "$S2" iperf3 -s -p $p >/dev/null 2>&1 &
+	PIDS+=($!)
+done
+busywait 10000 ip netns exec "$S2" sh -c 'ss -ltn | grep -q ":5209 "'
 
 rt() { tc -n "$R" "$@"; }
 st() { qdisc_stat "$R" "$1" "$2"; }
@@ -123,17 +128,19 @@ check "input_refused_by_ibl" test "$(st o1 ibl_dropped)" -gt 0 -a "$(st o1 pool_
 # input may not (N_T - N_I = 15 against 5), and the link in that ratio
 ibl0=$(st o1 ibl_dropped)
 sample 5
-udp "$A" 10.11.0.2 5201 30M 4 &
+udp "$A" 10.11.0.2 5204 30M 4 &
 u=$!
-udp "$B" 10.11.0.2 5202 30M 4
+udp "$B" 10.11.0.2 5205 30M 4
 wait $u $smp
-rx_in=$(rx 5201)
-rx_tr=$(rx 5202)
+rx_in=$(rx 5204)
+rx_tr=$(rx 5205)
 mix_used=$(col_max 4)
 mix_input=$(col_max 5)
 log "input and transit, 30 Mbit/s each: input $rx_in bit/s, transit $rx_tr bit/s received; pool_used max $mix_used, pool_input max $mix_input; ibl_dropped +$(($(st o1 ibl_dropped) - ibl0)), pool_dropped $(st o1 pool_dropped)"
-check "input_limited_transit_passes (transit $rx_tr >= 2 x input $rx_in)" \
-	fcmp "$rx_tr" '>=' "$(awk -v i="$rx_in" 'BEGIN { print 2 * i }')"
+limited_passes() {
+	fcmp "$rx_in" '>' 100000 && fcmp "$rx_tr" '>=' "$(awk -v i="$rx_in" 'BEGIN { print 2 * i }')"
+}
+check "input_limited_transit_passes (transit $rx_tr >= 2 x input $rx_in > 0)" limited_passes
 check "pool_bounds_held (used $mix_used <= $NT, input $mix_input <= $NI)" \
 	test "$mix_used" -le $NT -a "$mix_input" -le $NI -a "$mix_used" -ge $((NT - 2)) -a "$(st o1 ibl_dropped)" -gt "$ibl0"
 log "received in all: $(awk -v a="$rx_in" -v b="$rx_tr" -v c=$C 'BEGIN { printf "%.3f", (a + b) / c }') of one egress"
@@ -190,11 +197,11 @@ for i in $(seq 1 100); do
 	EOF
 done
 nops=$(wc -l <"$ops")
-udp "$A" 10.11.0.2 5201 30M 12 &
+udp "$A" 10.11.0.2 5207 30M 12 &
 u1=$!
-udp "$B" 10.11.0.2 5202 30M 12 &
+udp "$B" 10.11.0.2 5208 30M 12 &
 u2=$!
-udp "$B" 10.12.0.2 5203 30M 12 &
+udp "$B" 10.12.0.2 5209 30M 12 &
 u3=$!
 sleep 1
 t0=$(date +%s)
