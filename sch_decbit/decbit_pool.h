@@ -10,7 +10,8 @@
  * packets already in the network (transit) may take any free buffer.  An
  * input packet is checked against the input limit first, so a refusal that
  * the input limit alone explains is counted as such even when the pool is
- * also full.
+ * also full.  With N_I >= N_T (IBL 1, the default) there is no input limit,
+ * and every refusal is the full pool's.
  *
  * This file has no kernel-only calls: it is compiled into sch_decbit and
  * into its userspace unit test.
@@ -48,7 +49,7 @@ static inline enum decbit_pool_verdict
 decbit_pool_admit(u32 used, u32 input, u32 limit, u32 input_limit,
 		  bool is_input)
 {
-	if (is_input && input >= input_limit)
+	if (is_input && input >= input_limit && input_limit < limit)
 		return DECBIT_POOL_IBL;
 	if (used >= limit)
 		return DECBIT_POOL_FULL;

@@ -55,6 +55,8 @@ static void test_rule(void **state)
 	/* N_I = 0: no input at all; N_I = N_T: no input limit */
 	assert_int_equal(decbit_pool_admit(0, 0, 10, 0, true), DECBIT_POOL_IBL);
 	assert_int_equal(decbit_pool_admit(9, 9, 10, 10, true), DECBIT_POOL_ADMIT);
+	/* N_I = N_T and the pool full of input: the pool's refusal */
+	assert_int_equal(decbit_pool_admit(10, 10, 10, 10, true), DECBIT_POOL_FULL);
 	/* a pool overfilled by a qdisc that moved into it admits nothing */
 	assert_int_equal(decbit_pool_admit(12, 0, 10, 10, false), DECBIT_POOL_FULL);
 	assert_int_equal(decbit_pool_admit(12, 0, 10, 10, true), DECBIT_POOL_FULL);
@@ -84,7 +86,8 @@ static void arrive(struct router *r, int qi, bool is_input)
 			      is_input);
 	assert_int_equal(v == DECBIT_POOL_ADMIT, want_ok);
 	if (v == DECBIT_POOL_IBL) {
-		assert_true(is_input && r->input >= r->input_limit);
+		assert_true(is_input && r->input >= r->input_limit &&
+			    r->input_limit < r->limit);
 		r->refused_ibl++;
 		return;
 	}
