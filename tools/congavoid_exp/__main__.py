@@ -55,7 +55,10 @@ def run(path, out=None, arms=None, reps=None, no_plots=False):
                "paper": sc.paper, "file": str(path),
                "kernel": os.uname().release, "topology": sc.topology,
                "duration": sc.duration, "repetitions": sc.repetitions,
-               "flows": sc.flows, "arms": []}
+               "warmup": sc.warmup, "flows": sc.flows, "arms": []}
+    if sc.topology["kind"] == "graph":
+        results["vcs"] = {k: v for k, v in sc.vcs.items() if k != "list"}
+        results["vcs"]["count"] = len(sc.vcs["list"])
     t_start = time.monotonic()
     n = len(todo)
     for i, arm in enumerate(todo, 1):
@@ -81,13 +84,9 @@ def run(path, out=None, arms=None, reps=None, no_plots=False):
                 traceback.print_exc()
                 continue
             entry["runs"].append(res)
-            u = res["utilization"]
-            j = res["jain"]
             print(f"{tag} done in {time.monotonic() - t:.0f} s "
                   f"(elapsed {time.monotonic() - t_start:.0f} s): "
-                  f"{res['throughput_bps'] / 1e6:.2f} Mbit/s, util "
-                  f"{'–' if u is None else f'{u:.2f}'}, Jain "
-                  f"{'–' if j is None else f'{j:.3f}'}", flush=True)
+                  f"{report.progress(res)}", flush=True)
         if entry["runs"]:
             entry["summary"] = report.summarize(entry["runs"])
     report.write(results, outdir)

@@ -143,17 +143,19 @@ _MARKS = {
 
 
 def qdiscs(sock, ifindex, seq=1, raw_xstats=False):
-    """Statistics of the qdiscs on one interface: a list of dicts with
+    """Statistics of the qdiscs on one interface (every interface of the
+    namespace if ifindex is None): a list of dicts with ifindex,
     kind, handle, parent, bytes, packets, qlen, backlog, drops, marks
     (None where the kind has no mark counter); with raw_xstats, also xstats
     (the kind's TCA_XSTATS bytes, or None)."""
-    req = struct.pack("BxxxiIII", socket.AF_UNSPEC, ifindex, 0, 0, 0)
+    req = struct.pack("BxxxiIII", socket.AF_UNSPEC, ifindex or 0, 0, 0, 0)
     out = []
     for msg in _dump(sock, RTM_GETQDISC, req, seq):
         _, idx, handle, parent, _ = struct.unpack_from("BxxxiIII", msg)
-        if idx != ifindex:
+        if ifindex is not None and idx != ifindex:
             continue
-        q = {"handle": handle, "parent": parent, "marks": None}
+        q = {"ifindex": idx, "handle": handle, "parent": parent,
+             "marks": None}
         xstats = None
         for atype, val in _attrs(msg, 20, len(msg)):
             if atype == TCA_KIND:

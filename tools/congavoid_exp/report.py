@@ -23,12 +23,47 @@ COLUMNS = [
     ("cwnd_cov", "cwnd CoV", "{:.2f}", 1),
 ]
 
+# graph scenarios (virtual channels through a store-and-forward network)
+GRAPH_COLUMNS = [
+    ("delivered_pps", "delivered pkt/s", "{:.1f}", 1),
+    ("offered_pps", "offered pkt/s", "{:.1f}", 1),
+    ("delivered_frac", "of offered", "{:.2f}", 1),
+    ("rejected_frac", "window rej.", "{:.2f}", 1),
+    ("refused_frac", "entry refused", "{:.2f}", 1),
+    ("net_loss_frac", "lost in net", "{:.2f}", 1),
+    ("vc_cov", "VC CoV", "{:.2f}", 1),
+    ("delay_mean_ms", "delay ms", "{:.0f}", 1),
+    ("delay_p95_ms", "p95 ms", "{:.0f}", 1),
+    ("ibl_dropped", "ibl drops", "{:.0f}", 1),
+    ("pool_dropped", "pool drops", "{:.0f}", 1),
+    ("pool_used_mean", "pool mean", "{:.1f}", 1),
+    ("pool_used_max", "pool max", "{:.0f}", 1),
+]
+
+
+def _columns(results):
+    return GRAPH_COLUMNS if results["topology"]["kind"] == "graph" \
+        else COLUMNS
+
+
+def progress(res):
+    """One line of a finished run's figures."""
+    if "delivered_pps" in res:
+        c = res["vc_cov"]
+        return (f"{res['delivered_pps']:.1f} of {res['offered_pps']:.1f} "
+                f"pkt/s delivered, VC CoV "
+                f"{'–' if c is None else f'{c:.2f}'}")
+    u, j = res["utilization"], res["jain"]
+    return (f"{res['throughput_bps'] / 1e6:.2f} Mbit/s, util "
+            f"{'–' if u is None else f'{u:.2f}'}, Jain "
+            f"{'–' if j is None else f'{j:.3f}'}")
+
 
 def summarize(reps):
     """Mean (and sample standard deviation) of each column over the
     repetitions of one arm; None where no repetition has a value."""
     out = {}
-    for key, *_ in COLUMNS:
+    for key, *_ in COLUMNS + GRAPH_COLUMNS:
         vals = [r[key] for r in reps if r.get(key) is not None]
         m = M.mean(vals)
         sd = None
@@ -53,7 +88,8 @@ def _cell(summary, key, fmt, scale):
 
 def table(results):
     """Markdown table: one row per arm (skipped arms say why)."""
-    hdr = ["arm"] + [h for _, h, _, _ in COLUMNS]
+    cols = _columns(results)
+    hdr = ["arm"] + [h for _, h, _, _ in cols]
     lines = ["| " + " | ".join(hdr) + " |",
              "|" + "|".join("---" for _ in hdr) + "|"]
     for arm in results["arms"]:
@@ -67,13 +103,33 @@ def table(results):
             continue
         s = arm["summary"]
         lines.append("| " + " | ".join(
-            [arm["name"]] + [_cell(s, k, f, sc) for k, _, f, sc in COLUMNS])
+            [arm["name"]] + [_cell(s, k, f, sc) for k, _, f, sc in cols])
             + " |")
     return "\n".join(lines)
 
 
 def legend(results):
     t = results["topology"]
+    if t["kind"] == "graph":
+        v = results["vcs"]
+        return (
+            f"Scenario {results['scenario']}: {t['nodes']} nodes, "
+            f"{len(t['links'])} duplex links of {t['rate'] / 1e3:g} kbit/s, "
+            f"{len(t['routes'])} routes ({t['routes_per_pair']} per pair, "
+            f"H = {t['mean_path_nodes']:.2f} nodes), {v['count']} virtual "
+            f"channels of {v['lambda']:g} packets/s ({v['size']} bytes), "
+            f"window {v['window']:g} x path links; {results['duration']:g} "
+            f"s, measured after {results.get('warmup', 0):g} s, "
+            f"{results['repetitions']} repetition(s).\n"
+            "delivered: packets/s received by the sinks; offered: Poisson "
+            "arrivals/s; window rej.: arrivals rejected at the source "
+            "(window full); entry refused: sent but refused by the "
+            "source's router (input limit or full pool, the send fails at "
+            "once); lost in net: admitted packets not received (dropped "
+            "by a transit router; window edges make it approximate); VC "
+            "CoV: std/mean of the channels' delivered rates; delay: source "
+            "to sink; ibl/pool drops: all routers' counters; pool: "
+            "buffers held per router (mean over routers, max).")
     return (
         f"Scenario {results['scenario']}: {t['kind']}, {t['hosts']} hosts, "
         f"{t['rate'] / 1e6:g} Mbit/s bottleneck, {t['delay'] * 1e3:g} ms "
@@ -97,6 +153,9 @@ def plots(results, outdir):
     import matplotlib.pyplot as plt
 
     files = []
+    if results["topology"]["kind"] == "graph":
+        ran = [a for a in results["arms"] if a.get("summary")]
+        return _graph_plots(results, ran, outdir, plt)
     for arm in results["arms"]:
         d = outdir / _slug(arm["name"]) / "rep1"
         if not arm.get("runs") or not (d / "samples.jsonl").exists():
@@ -173,6 +232,57 @@ def plots(results, outdir):
         fig.suptitle(f"{results['scenario']}: sweep of {param}")
         fig.tight_layout()
         f = outdir / f"sweep-{_slug(param)}.png"
+        fig.savefig(f, dpi=90)
+        plt.close(fig)
+        files.append(f)
+    return files
+
+
+def _graph_plots(results, ran, outdir, plt):
+    """Lam & Lien's figure: delivered throughput (and the channels' CoV)
+    against the swept parameter (N_T), one curve per arm; delivered
+    packets per second over time for each run."""
+    files = []
+    swept = [a for a in ran if a.get("sweep")]
+    if swept:
+        param = next(iter(swept[0]["sweep"]))
+        fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+        bases = []
+        for a in swept:
+            b = a["name"].rsplit(" ", 1)[0]
+            if b not in bases:
+                bases.append(b)
+        for b in bases:
+            pts = sorted((float(a["sweep"][param]), a["summary"])
+                         for a in swept if a["name"].rsplit(" ", 1)[0] == b)
+            ax[0].plot([x for x, _ in pts],
+                       [sm.get("delivered_pps") for _, sm in pts], "o-",
+                       label=b)
+            ax[1].plot([x for x, _ in pts], [sm.get("vc_cov") for _, sm in
+                                             pts], "o-", label=b)
+        ax[0].set_ylabel("delivered packets/s")
+        ax[1].set_ylabel("per-channel CoV")
+        for axis in ax:
+            axis.set_xlabel(param)
+            axis.set_xscale("log")
+            axis.legend(fontsize="small")
+        fig.suptitle(f"{results['scenario']}: throughput against {param}")
+        fig.tight_layout()
+        f = outdir / f"sweep-{_slug(param)}.png"
+        fig.savefig(f, dpi=90)
+        plt.close(fig)
+        files.append(f)
+    if ran:
+        fig, ax = plt.subplots(figsize=(8, 4))
+        for a in ran:
+            s = a["runs"][0].get("series") or []
+            ax.plot([t for t, _ in s], [n for _, n in s], lw=0.8,
+                    label=a["name"])
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("delivered packets/s")
+        ax.legend(fontsize="x-small", ncol=2)
+        fig.tight_layout()
+        f = outdir / "delivered.png"
         fig.savefig(f, dpi=90)
         plt.close(fig)
         files.append(f)

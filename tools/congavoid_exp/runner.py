@@ -348,6 +348,9 @@ def _wait_listen(ns, port, proto="t", timeout=10):
 
 def run_once(sc, arm, rep, outdir, log):
     """One repetition of one arm; returns its metrics dict (raises Skip)."""
+    if sc.topology["kind"] == "graph":
+        from . import graphrun
+        return graphrun.run_once(sc, arm, rep, outdir, log)
     ccs = {f["cc"] or arm["cc"] for f in sc.flows if f["kind"] == "tcp"}
     for cc in ccs | {arm["receiver_cc"]}:
         ensure_cc(cc)

@@ -7,7 +7,9 @@ Every error names the file, the line and the field."""
 import re
 import tomllib
 
-TOPOLOGIES = ("dumbbell", "chain")
+from . import graph
+
+TOPOLOGIES = ("dumbbell", "chain", "graph")
 FLOW_KINDS = ("tcp", "cbr", "poisson", "onoff", "bursts")
 METRICS = ("throughput", "utilization", "jain", "rtt", "queue", "drops",
            "marks", "retransmits", "power", "convergence", "cwnd_cov")
@@ -141,7 +143,7 @@ class Scenario:
     def _validate(self, d):
         top = ("name", "description", "duration", "repetitions",
                "sample_interval", "warmup", "metrics", "topology", "flows",
-               "arms", "sweep", "paper", "events")
+               "arms", "sweep", "paper", "events", "vcs")
         self._unknown(d, top, "")
         self.name = self._take(d, "name", _ident, _REQUIRED, "name")
         self.description = self._take(d, "description", str, "",
@@ -160,16 +162,33 @@ class Scenario:
         if not isinstance(d.get("topology"), dict):
             raise self._err("topology", "missing table [topology]")
         self.topology = self._topology(d["topology"])
-        self.flows = self._flows(d.get("flows"))
-        self.events = self._events(d.get("events", []))
+        if self.topology["kind"] == "graph":
+            for k in ("flows", "events"):
+                if k in d:
+                    raise self._err(k, "not used with topology.kind = "
+                                    "\"graph\" (its traffic is [vcs])",
+                                    k, 0)
+            if not isinstance(d.get("vcs"), dict):
+                raise self._err("vcs", "missing table [vcs] (the virtual "
+                                "channels of a graph topology)")
+            self.flows, self.events = [], []
+            self.vcs = self._vcs(d["vcs"])
+        else:
+            if "vcs" in d:
+                raise self._err("vcs", "only with topology.kind = "
+                                "\"graph\"", "vcs")
+            self.flows = self._flows(d.get("flows"))
+            self.events = self._events(d.get("events", []))
         self.arms = self._arms(d.get("arms"), d.get("sweep"))
 
     def _topology(self, t):
         tb = "topology"
-        self._unknown(t, ("kind", "hosts", "routers", "rate", "delay",
-                          "buffer"), "topology.", tb)
         kind = self._take(t, "kind", _choice(TOPOLOGIES), _REQUIRED,
                           "topology.kind", tb)
+        if kind == "graph":
+            return self._graph(t)
+        self._unknown(t, ("kind", "hosts", "routers", "rate", "delay",
+                          "buffer"), "topology.", tb)
         hosts = self._take(t, "hosts", _int_range(1, 64), 1,
                            "topology.hosts", tb)
         routers = self._take(t, "routers", _int_range(1, 16),
@@ -187,6 +206,61 @@ class Scenario:
         return {"kind": kind, "hosts": hosts, "routers": routers,
                 "rate": rate, "delay": delay, "buffer": buffer,
                 "bdp_packets": bdp}
+
+    def _graph(self, t):
+        tb, p = "topology", "topology."
+        self._unknown(t, ("kind", "nodes", "links", "rate", "buffer",
+                          "routes_per_pair"), p, tb)
+        nodes = self._take(t, "nodes", _int_range(2, 16), _REQUIRED,
+                           p + "nodes", tb)
+        if not isinstance(t.get("links"), list):
+            raise self._err(p + "links", "a list of \"a-b\" links needed",
+                            tb, None, "links" if "links" in t else None)
+        links = self._take(t, "links", lambda v: graph.parse_links(v, nodes),
+                           _REQUIRED, p + "links", tb)
+        rate = self._take(t, "rate", parse_rate, _REQUIRED, p + "rate", tb)
+        buffer = self._take(t, "buffer", _int_range(1, 100000), 100,
+                            p + "buffer", tb)
+        per_pair = self._take(t, "routes_per_pair", _int_range(1, 4), 1,
+                              p + "routes_per_pair", tb)
+        rts = graph.routes(links, nodes, per_pair)
+        if len(rts) > 1000:
+            raise self._err(p + "routes_per_pair", f"{len(rts)} routes; at "
+                            "most 1000", tb, None, "routes_per_pair")
+        return {"kind": "graph", "nodes": nodes, "links": links,
+                "rate": rate, "buffer": buffer, "routes_per_pair": per_pair,
+                "routes": rts, "mean_path_nodes": graph.mean_path_nodes(rts),
+                "hosts": nodes, "delay": 0.0}
+
+    def _vcs(self, v):
+        tb, p = "vcs", "vcs."
+        self._unknown(v, ("per_route", "lambda", "window", "size",
+                          "timeout", "seed"), p, tb)
+        per_route = self._take(v, "per_route", _int_range(1, 16), 1,
+                               p + "per_route", tb)
+        lam = self._take(v, "lambda", _positive(_number), _REQUIRED,
+                         p + "lambda", tb)
+        window = self._take(v, "window", _positive(_number), 2,
+                            p + "window", tb)
+        size = self._take(v, "size", _int_range(64, 1472), 1000,
+                          p + "size", tb)
+        timeout = self._take(v, "timeout", _positive(parse_time), 2.0,
+                             p + "timeout", tb)
+        seed = self._take(v, "seed", _int_range(0, 2 ** 31), 1, p + "seed",
+                          tb)
+        if lam * len(self.topology["routes"]) * per_route > 20000:
+            raise self._err(p + "lambda", "more than 20000 packets/s "
+                            "offered in total", tb, None, "lambda")
+        out = []
+        for r in self.topology["routes"]:
+            w = max(1, round(window * r["links"]))
+            for _ in range(per_route):
+                out.append({"id": len(out), "route": r["id"],
+                            "src": r["src"], "dst": r["dst"], "window": w,
+                            "lam": lam})
+        return {"per_route": per_route, "lambda": lam, "window": window,
+                "size": size, "timeout": timeout, "seed": seed,
+                "list": out}
 
     def _flows(self, flows):
         if not isinstance(flows, list) or not flows:
@@ -290,14 +364,24 @@ class Scenario:
             tb, p = "arms", f"arms[{i}]."
             if not isinstance(a, dict):
                 raise self._err(f"arms[{i}]", "must be a table")
-            self._unknown(a, ("name", "cc", "qdisc", "qdisc_opts", "sysctl",
-                              "module_params", "ecn", "receiver_cc",
-                              "host_qdisc"),
+            is_graph = self.topology["kind"] == "graph"
+            self._unknown(a, ("name", "qdisc", "qdisc_opts", "ibl_alpha",
+                              "sysctl") if is_graph else
+                          ("name", "cc", "qdisc", "qdisc_opts", "sysctl",
+                           "module_params", "ecn", "receiver_cc",
+                           "host_qdisc"),
                           p, tb, i)
             name = self._take(a, "name", str, _REQUIRED, p + "name", tb, i)
-            cc = self._take(a, "cc", _ident, _REQUIRED, p + "cc", tb, i)
-            qdisc = self._take(a, "qdisc", _ident, "pfifo", p + "qdisc",
-                               tb, i)
+            cc = self._take(a, "cc", _ident, "reno" if is_graph else
+                            _REQUIRED, p + "cc", tb, i)
+            qdisc = self._take(a, "qdisc", _ident, "decbit" if is_graph else
+                               "pfifo", p + "qdisc", tb, i)
+            if is_graph and qdisc != "decbit":
+                raise self._err(p + "qdisc", "a graph topology's routers "
+                                "run decbit (its buffer pool)", tb, i,
+                                "qdisc")
+            alpha = self._take(a, "ibl_alpha", _alpha, None,
+                               p + "ibl_alpha", tb, i)
             opts = self._take(a, "qdisc_opts", str, None, p + "qdisc_opts",
                               tb, i)
             sysctl = self._take(a, "sysctl", _str_map, {}, p + "sysctl",
@@ -331,6 +415,7 @@ class Scenario:
                     "base": name, "cc": cc, "qdisc": qdisc, "qdisc_opts": o,
                     "sysctl": sysctl, "module_params": mp, "ecn": ecn,
                     "receiver_cc": rcc or cc, "host_qdisc": h,
+                    "ibl_alpha": alpha,
                     "sweep": None if v is None else {param: v}})
         names = [a["name"] for a in out]
         for n in names:
@@ -346,7 +431,7 @@ def _fill(s, subst, topo):
     if s is None:
         return None
     vals = {"rate": f"{int(topo['rate'])}bit", "buffer": topo["buffer"],
-            "bdp": max(1, round(topo["bdp_packets"]))}
+            "bdp": max(1, round(topo.get("bdp_packets", 1)))}
     vals.update(subst)
     return str(s).format(**vals)
 
@@ -379,6 +464,19 @@ def _int_range(lo, hi):
             raise ValueError(f"{v!r} must be an integer in {lo}..{hi}")
         return v
     return conv
+
+
+def _number(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"{v!r} is not a number")
+    return float(v)
+
+
+def _alpha(v):
+    x = _number(v)
+    if not 0 < x <= 1:
+        raise ValueError(f"{v!r} must be in (0, 1] (IBL = alpha / H)")
+    return x
 
 
 def _positive(conv):

@@ -65,5 +65,48 @@ class Report(unittest.TestCase):
                 self.assertEqual(f.read_bytes()[:4], b"\x89PNG")
 
 
+def _graph_results():
+    arms = []
+    for base, k in (("no IBL", 1.0), ("alpha=0.7", 1.2)):
+        for nt in (10, 20):
+            r = {"delivered_pps": 100 * k + nt, "offered_pps": 500.0,
+                 "delivered_frac": 0.3, "rejected_frac": 0.1,
+                 "refused_frac": 0.2, "net_loss_frac": 0.3, "vc_cov": 0.5,
+                 "delay_mean_ms": 100.0, "delay_p95_ms": 300.0,
+                 "ibl_dropped": 0, "pool_dropped": 10,
+                 "pool_used_mean": 5.0, "pool_used_max": nt,
+                 "series": [[0, 10], [1, 20]]}
+            arms.append({"name": f"{base} nt={nt}", "sweep": {"nt": nt},
+                         "runs": [r], "summary": report.summarize([r])})
+    return {"scenario": "g", "duration": 10, "repetitions": 1,
+            "warmup": 2, "arms": arms,
+            "topology": {"kind": "graph", "nodes": 3, "links": [[1, 2]],
+                         "rate": 5e5, "routes_per_pair": 1,
+                         "routes": [{}] * 6, "mean_path_nodes": 2.33},
+            "vcs": {"count": 6, "lambda": 2.0, "size": 1000,
+                    "window": 2}}
+
+
+class GraphReport(unittest.TestCase):
+    def test_graph_table(self):
+        res = _graph_results()
+        lines = report.table(res).splitlines()
+        self.assertIn("delivered pkt/s", lines[0])
+        self.assertNotIn("Jain", lines[0])
+        self.assertTrue(lines[2].startswith("| no IBL nt=10 | 110.0 |"))
+        self.assertIn("H = 2.33 nodes", report.legend(res))
+        self.assertIn("of 500.0 pkt/s delivered",
+                      report.progress(res["arms"][0]["runs"][0]))
+
+    def test_graph_plots(self):
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            files = report.plots(_graph_results(), d)
+            self.assertEqual(sorted(f.name for f in files),
+                             ["delivered.png", "sweep-nt.png"])
+            for f in files:
+                self.assertEqual(f.read_bytes()[:4], b"\x89PNG")
+
+
 if __name__ == "__main__":
     unittest.main()

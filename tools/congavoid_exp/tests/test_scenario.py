@@ -138,5 +138,91 @@ class Scenarios(unittest.TestCase):
                 parse_rate(v)
 
 
+GRAPH = """\
+name = "g"
+duration = "10s"
+
+[topology]
+kind = "graph"
+nodes = 3
+links = ["1-2", "2-3"]
+rate = "500kbit"
+
+[vcs]
+lambda = 2
+window = 2
+
+[[arms]]
+name = "no ibl"
+qdisc_opts = "pool 1 pool_limit {nt}"
+
+[[arms]]
+name = "ibl"
+qdisc_opts = "pool 1 pool_limit {nt}"
+ibl_alpha = 0.5
+
+[sweep]
+param = "nt"
+values = [10, 20]
+"""
+
+
+def gbad(old, new):
+    assert old in GRAPH, old
+    return GRAPH.replace(old, new, 1)
+
+
+class GraphScenarios(unittest.TestCase):
+    refused = Scenarios.refused
+
+    def test_good_graph(self):
+        sc = Scenario("x.toml", GRAPH)
+        t = sc.topology
+        # 6 ordered pairs, one route each on a line: 1-2, 1-2-3, ...
+        self.assertEqual(len(t["routes"]), 6)
+        self.assertAlmostEqual(t["mean_path_nodes"], (4 * 2 + 2 * 3) / 6)
+        # window = 2 x path links
+        self.assertEqual(sorted(v["window"] for v in sc.vcs["list"]),
+                         [2, 2, 2, 2, 4, 4])
+        self.assertEqual([a["name"] for a in sc.arms],
+                         ["no ibl nt=10", "no ibl nt=20", "ibl nt=10",
+                          "ibl nt=20"])
+        self.assertEqual(sc.arms[3]["ibl_alpha"], 0.5)
+        self.assertEqual(sc.arms[3]["qdisc_opts"], "pool 1 pool_limit 20")
+        self.assertEqual(sc.flows, [])
+
+    def test_graph_bad_link(self):
+        self.refused(gbad('"2-3"]', '"2-4"]'), 7, "topology.links",
+                     "node 4 is not in 1..3")
+
+    def test_graph_not_connected(self):
+        self.refused(gbad('nodes = 3', 'nodes = 4'), 7, "topology.links",
+                     "not connected")
+
+    def test_graph_needs_vcs(self):
+        self.refused(gbad('[vcs]\nlambda = 2\nwindow = 2\n', ''), None,
+                     "vcs", "missing table [vcs]")
+
+    def test_graph_refuses_flows(self):
+        self.refused(gbad('[vcs]', '[[flows]]\ncount = 1\n\n[vcs]'), 10,
+                     "flows", "not used")
+
+    def test_graph_bad_alpha(self):
+        self.refused(gbad('ibl_alpha = 0.5', 'ibl_alpha = 1.5'), 21,
+                     "arms[1].ibl_alpha", "(0, 1]")
+
+    def test_graph_only_decbit(self):
+        self.refused(gbad('name = "ibl"', 'name = "ibl"\nqdisc = "pfifo"'),
+                     20, "arms[1].qdisc", "decbit")
+
+    def test_graph_bad_lambda(self):
+        self.refused(gbad('lambda = 2', 'lambda = "fast"'), 11,
+                     "vcs.lambda", "not a number")
+
+    def test_vcs_only_with_graph(self):
+        self.refused(bad('[[flows]]', '[vcs]\nlambda = 1\n\n[[flows]]'),
+                     11, "vcs", "only with")
+
+
 if __name__ == "__main__":
     unittest.main()

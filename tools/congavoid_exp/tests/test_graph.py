@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Graph topologies and routes, checked against Lam & Lien's 7-node
+network, and the runner's options for its routers."""
+
+import unittest
+
+from congavoid_exp import graph, graphrun
+
+LL7 = ["1-2", "1-3", "2-3", "2-5", "3-4", "4-6", "5-6", "5-7", "6-7"]
+
+
+class Links(unittest.TestCase):
+    def test_parse_sorts_and_normalises(self):
+        self.assertEqual(graph.parse_links(["2-1", " 3 - 2 "], 3),
+                         [(1, 2), (2, 3)])
+
+    def test_bad_links_refused(self):
+        for links, nodes, msg in ((["1-1"], 2, "itself"),
+                                  (["1-3"], 2, "not in 1..2"),
+                                  (["1-2", "2-1"], 2, "twice"),
+                                  (["1_2"], 2, "bad link"),
+                                  (["1-2"], 3, "not connected")):
+            with self.assertRaisesRegex(ValueError, msg):
+                graph.parse_links(links, nodes)
+
+
+class Routes(unittest.TestCase):
+    def setUp(self):
+        self.links = graph.parse_links(LL7, 7)
+
+    def test_paper_network(self):
+        # 42 ordered pairs x 2 routes = 84 routes (the paper's 84); mean
+        # path length 3.3 nodes (the paper's H-bar)
+        rts = graph.routes(self.links, 7, 2)
+        self.assertEqual(len(rts), 84)
+        self.assertAlmostEqual(graph.mean_path_nodes(rts), 3.31, places=2)
+        # 7 to 16 routes per directed channel (the paper's Table 1: 7-15)
+        load = graph.channel_load(rts)
+        self.assertEqual(len(load), 18)
+        self.assertGreaterEqual(min(load.values()), 6)
+        self.assertLessEqual(max(load.values()), 16)
+
+    def test_shortest_first_and_loop_free(self):
+        rts = graph.routes(self.links, 7, 2)
+        by_pair = {}
+        for r in rts:
+            by_pair.setdefault((r["src"], r["dst"]), []).append(r)
+            p = r["path"]
+            self.assertEqual(len(set(p)), len(p))
+            self.assertEqual((p[0], p[-1]), (r["src"], r["dst"]))
+            for u, v in zip(p, p[1:]):
+                self.assertIn((min(u, v), max(u, v)), self.links)
+        for rs in by_pair.values():
+            self.assertEqual(len(rs), 2)
+            self.assertLessEqual(rs[0]["links"], rs[1]["links"])
+        self.assertEqual(by_pair[1, 2][0]["path"], [1, 2])
+        self.assertEqual(by_pair[1, 2][1]["path"], [1, 3, 2])
+        # 1 -> 7: 1-2-5-7 (3 links) is the only shortest route
+        self.assertEqual(by_pair[1, 7][0]["path"], [1, 2, 5, 7])
+
+    def test_one_route_per_pair(self):
+        rts = graph.routes(self.links, 7, 1)
+        self.assertEqual(len(rts), 42)
+        self.assertAlmostEqual(graph.mean_path_nodes(rts), 114 / 42)
+
+    def test_addresses_unique(self):
+        addrs = {graph.route_addr(r) for r in range(1000)}
+        self.assertEqual(len(addrs), 1000)
+
+
+class Options(unittest.TestCase):
+    TOPO = {"rate": 500e3, "buffer": 100, "mean_path_nodes": 3.3}
+
+    def test_ibl_from_alpha(self):
+        arm = {"qdisc_opts": "pool 1 pool_limit 50", "ibl_alpha": 0.7}
+        o = graphrun.qdisc_options(self.TOPO, arm)
+        self.assertEqual(o[:4], ["rate", "500000bit", "limit", "50"])
+        ibl = float(o[o.index("ibl") + 1])
+        # the paper's worked value: alpha 0.7, H 3.3 -> N_I = 10 at N_T 50
+        self.assertEqual(int(ibl * 50), 10)
+        self.assertIn("input", o)
+
+    def test_no_pool_no_input(self):
+        o = graphrun.qdisc_options(self.TOPO, {"qdisc_opts": None,
+                                               "ibl_alpha": None})
+        self.assertEqual(o, ["rate", "500000bit", "limit", "100"])
+
+    def test_xstats_decoding(self):
+        import struct
+        raw = struct.pack("QQQQQIIQQIIII", 1, 2, 3, 4, 5, 6, 0, 7, 8, 9,
+                          10, 11, 12)
+        x = graphrun.decbit_xstats(raw)
+        self.assertEqual((x["marked"], x["overlimit_dropped"],
+                          x["ibl_dropped"], x["pool_dropped"],
+                          x["pool_used"], x["pool_input"],
+                          x["pool_input_limit"], x["input_qlen"]),
+                         (1, 4, 7, 8, 9, 10, 11, 12))
+        self.assertIsNone(graphrun.decbit_xstats(raw[:48]))
+
+
+if __name__ == "__main__":
+    unittest.main()
