@@ -25,7 +25,7 @@ endif
 
 # Sources that make up the modules, copied as symlinks into each kernel's
 # build folder so that the tree itself stays clean.
-MODSRC := Kbuild include $(wildcard tcp_decbit tcp_bimodal sch_decbit sch_hbh)
+MODSRC := Kbuild include $(wildcard tcp_decbit tcp_bimodal sch_decbit sch_hbh tcp_fixedwin)
 
 .PHONY: all modules tc unit check demo reproduce install setup clean FORCE
 

@@ -21,6 +21,7 @@ COLUMNS = [
     ("norm_power", "power", "{:.2f}", 1),
     ("convergence_s", "conv s", "{:.1f}", 1),
     ("cwnd_cov", "cwnd CoV", "{:.2f}", 1),
+    ("useful", "useful", "{:.2f}", 1),
 ]
 
 # graph scenarios (virtual channels through a store-and-forward network)
@@ -140,7 +141,9 @@ def legend(results):
         "RTT: smoothed RTT samples (mean, 95th pct); queue: bottleneck qdisc "
         "packets (mean, max); power: util / (RTT / base RTT); conv: seconds "
         "until Jain >= 0.95 (1 s window) after the last flow joined; "
-        "cwnd CoV: per-flow cwnd std/mean while all flows are active.")
+        "cwnd CoV: per-flow cwnd std/mean while all flows are active; "
+        "useful: new data delivered (all flows) / what the link could "
+        "carry from the first start to the last stop.")
 
 
 def plots(results, outdir):

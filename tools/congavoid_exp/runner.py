@@ -542,6 +542,10 @@ def compute(sc, arm, outdir, samples):
         per_flow.append(r)
 
     agg = sum(r["throughput_bps"] for r in per_flow)
+    # new data delivered over the whole run / what the link could carry
+    cap_all = sc.capacity(t_first, t_end)
+    useful = sum(r["bytes"] for r in per_flow) * 8 / cap_all \
+        if cap_all else None
     sent = [(s["t"], s.get("bytes", 0)) for s in q1]
     cap = sc.capacity(w0, w1)
     util = M.rate_between(sent, w0, w1) * (w1 - w0) * 8 / cap \
@@ -581,6 +585,7 @@ def compute(sc, arm, outdir, samples):
         "flows": per_flow,
         "throughput_bps": agg,
         "utilization": util,
+        "useful": useful,
         "jain": jain,
         "jain_window_s": [ja0, t_all1],
         "rtt_mean_ms": rtt_mean,

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tcp_fixedwin (Jacobson's no-congestion-avoidance baseline): the window
+# parameter's bounds; one flow through a drop-tail bottleneck too small
+# for its window keeps that window through its losses, where Reno in the
+# same run shrinks.
+#
+# s1 - r1 =[rb0: tbf 10mbit, 20 packets]=> r2 =[r2d0: netem 20ms]=> d
+
+. "$(dirname "$0")/lib.sh"
+
+require_cmd tc iperf3 jq ethtool ss
+require_module tcp_fixedwin sch_netem sch_tbf
+
+ktap_header 8
+
+allow_cc fixedwin
+p=/sys/module/tcp_fixedwin/parameters/window
+old=$(cat $p)
+trap 'echo "$old" >$p; cleanup' EXIT
+
+# 1-2: the window is bounded (1..65535)
+check "window_out_of_range_refused" sh -c "! echo 0 >$p 2>/dev/null && ! echo 65536 >$p 2>/dev/null && ! echo x >$p 2>/dev/null && [ \$(cat $p) = $old ]"
+check "window_set" sh -c "echo 64 >$p && [ \$(cat $p) = 64 ]"
+
+dumbbell 1 || { echo "# topology setup failed"; exit $ksft_fail; }
+big_buffers "$S1" "$D"
+ip netns exec "$R2" tc qdisc add dev r2d0 root netem delay 20ms limit 10000
+# 20 packets of queue and a ~17-packet pipe: a 64-packet window overflows
+ip netns exec "$R1" tc qdisc add dev rb0 root handle 1: tbf rate 10mbit burst 1600 limit 30000
+ip netns exec "$D" iperf3 -s -p 5201 >/dev/null 2>&1 &
+PIDS+=($!)
+busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5201 "'
+
+# 3: selectable by sysctl in a namespace
+check "sysctl_selects_fixedwin" ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=fixedwin
+
+# run CC: a 10 s flow; cwnd of the data connection from 2 s on (as fast
+# as ss runs: ~0.5 s per sample under TCG) into cw_n (samples), cw_at
+# (samples at 64), cw_min, cw_max; rtx, bps
+run() {
+	local c w
+	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C "$1" -t 10 -J >/tmp/tf.$$ 2>&1 &
+	c=$!
+	sleep 2
+	cw_n=0 cw_at=0 cw_min=100000 cw_max=0
+	while kill -0 $c 2>/dev/null && [ $cw_n -lt 50 ]; do
+		w=$(ip netns exec "$S1" ss -tin dst 10.9.0.2 | awk '/cwnd:/ {
+			c = 0; a = 0
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^cwnd:/) c = substr($i, 6)
+				if ($i ~ /^bytes_acked:/) a = substr($i, 13)
+			}
+			if (a + 0 >= best) { best = a + 0; w = c }
+		} END { print w + 0 }')
+		[ "$w" = 0 ] && continue	# the flow has ended
+		cw_n=$((cw_n + 1))
+		[ "$w" = 64 ] && cw_at=$((cw_at + 1))
+		[ "$w" -lt $cw_min ] && cw_min=$w
+		[ "$w" -gt $cw_max ] && cw_max=$w
+	done
+	wait $c
+	read -r rtx bps < <(jq -r '[.end.sum_sent.retransmits, .end.sum_received.bits_per_second] | @tsv' /tmp/tf.$$)
+	rm -f /tmp/tf.$$
+}
+
+run fixedwin
+log "fixedwin (window 64): cwnd $cw_at of $cw_n samples at 64 (min $cw_min, max $cw_max); retransmits $rtx; $bps bit/s"
+# 4-6: the window stays put through the losses (one sample may catch the
+# one-packet restart after an RTO, before the next ACK), and the flow works
+check "fixedwin_losses_seen ($rtx)" test "${rtx:-0}" -gt 0
+check "fixedwin_window_kept ($cw_at of $cw_n at 64)" test "$cw_n" -ge 4 -a "$cw_at" -ge $((cw_n - 1)) -a "$cw_max" = 64
+check "fixedwin_delivers" fcmp "${bps:-0}" '>=' 2000000
+f_rtx=$rtx
+
+run reno
+log "reno: cwnd min $cw_min, max $cw_max ($cw_n samples); retransmits $rtx; $bps bit/s"
+# 7-8: Reno in the same place changes its window (slow start may pass 64
+# before the first loss is seen) and loses less
+check "reno_window_moves ($cw_min..$cw_max)" test "$cw_n" -ge 4 -a "$cw_min" -lt 64 -a "$cw_max" -gt "$cw_min"
+check "reno_fewer_retransmits ($rtx < $f_rtx)" test "${rtx:-0}" -lt "${f_rtx:-0}"
+
+ktap_finish
