@@ -53,23 +53,37 @@ def neighbours(links):
     return {n: sorted(v) for n, v in nb.items()}
 
 
-def simple_paths(links, src, dst):
-    """Every loop-free path src -> dst as a tuple of nodes."""
+def simple_paths(links, src, dst, hops):
+    """Every loop-free path src -> dst of exactly `hops` links, as tuples
+    of nodes in lexicographic order."""
     nb = neighbours(links)
     out = []
     path = [src]
 
     def walk(n):
-        if n == dst:
-            out.append(tuple(path))
+        if len(path) == hops + 1:
+            if n == dst:
+                out.append(tuple(path))
             return
         for m in nb.get(n, []):
-            if m not in path:
+            if m not in path and (m != dst or len(path) == hops):
                 path.append(m)
                 walk(m)
                 path.pop()
     walk(src)
     return out
+
+
+def shortest_paths(links, nodes, src, dst, k):
+    """The k shortest loop-free paths src -> dst: fewest links first, then
+    the lexicographically smallest node sequence.  Searched length by
+    length, so a dense graph does not make it list every path."""
+    out = []
+    for hops in range(1, nodes):
+        out += simple_paths(links, src, dst, hops)
+        if len(out) >= k:
+            break
+    return out[:k]
 
 
 def routes(links, nodes, per_pair):
@@ -81,8 +95,7 @@ def routes(links, nodes, per_pair):
         for d in range(1, nodes + 1):
             if s == d:
                 continue
-            paths = sorted(simple_paths(links, s, d),
-                           key=lambda p: (len(p), p))[:per_pair]
+            paths = shortest_paths(links, nodes, s, d, per_pair)
             for p in paths:
                 out.append({"id": len(out), "src": s, "dst": d,
                             "path": list(p), "links": len(p) - 1})

@@ -18,6 +18,10 @@ from . import netlink
 from . import runner
 
 PORT = 7000
+# how long the sinks keep receiving after the sources stop, so that the
+# packets admitted before the end are counted (queues of up to N_T = 160
+# packets at 60 packets/s take ~2.7 s per hop)
+DRAIN = 6.0
 
 # struct tc_decbit_xstats (include/uapi/congavoid/tc_decbit.h)
 _XSTATS = (("marked", "Q", 0), ("overlimit_dropped", "Q", 24),
@@ -60,12 +64,18 @@ def qdisc_options(topo, arm):
 class GraphTestbed(runner.Testbed):
     """Routers r1..rN joined as the topology's links, host hN on router
     rN.  Interface names: in router n, "to<m>" faces router m, "h0" its
-    host; in host n, "eth0"."""
+    host; in host n, "eth0".
+
+    Every interface has a fixed MAC address and every neighbour a permanent
+    entry: ARP requests a router sends are locally originated, i.e. input
+    to the pool, and an input limit under overload would refuse them and
+    cut the link off."""
 
     def build(self):
         # The routes are hundreds of "ip" commands: one "ip -batch" per
         # namespace (a fork costs ~0.1 s in an emulated VM).
         self.ipb = {}
+        self.nveth = 0
         t = self.topo
         n = t["nodes"]
         self.arm = dict(self.arm, sysctl={
@@ -126,13 +136,20 @@ class GraphTestbed(runner.Testbed):
                                        f"{r.stderr.strip()}")
 
     def _veth(self, a, da, b, db, aa, ab):
-        self.links.append(f"link add name {da} netns {a} type veth peer "
-                          f"name {db} netns {b}")
-        for ns, dev, addr in ((a, da, aa), (b, db, ab)):
+        self.nveth += 1
+        k = self.nveth
+        ma = f"02:cc:00:00:{k >> 8:02x}:{(2 * k) & 0xff:02x}"
+        mb = f"02:cc:00:01:{k >> 8:02x}:{(2 * k + 1) & 0xff:02x}"
+        self.links.append(f"link add name {da} address {ma} netns {a} type "
+                          f"veth peer name {db} address {mb} netns {b}")
+        for ns, dev, addr, paddr, pmac in ((a, da, aa, ab, mb),
+                                           (b, db, ab, aa, ma)):
             self._run(ns, f"ethtool -K {dev} tso off gso off gro off "
                       ">/dev/null 2>&1 || true")
             self._ip(ns, f"addr add {addr}/24 dev {dev}")
             self._ip(ns, f"link set dev {dev} up")
+            self._ip(ns, f"neigh replace {paddr} lladdr {pmac} dev {dev} "
+                     "nud permanent")
 
     def _ip(self, ns, line):
         self.ipb.setdefault(ns, []).append(line)
@@ -182,12 +199,15 @@ class PoolSampler(threading.Thread):
             self.stop_ev.wait(max(0.0, nxt - time.monotonic()))
 
     def stop(self):
+        """Stop sampling; returns a last poll of every qdisc."""
         self.stop_ev.set()
-        self.join()
-        final = self.poll(1 << 30)
-        for s, _ in self.socks:
-            s.close()
-        return final
+        if self.is_alive():
+            self.join()
+        try:
+            return self.poll(1 << 30)
+        finally:
+            for s, _ in self.socks:
+                s.close()
 
 
 def run_once(sc, arm, rep, outdir, log):
@@ -208,7 +228,8 @@ def run_once(sc, arm, rep, outdir, log):
         sources = {}
         for v in vcs["list"]:
             sources.setdefault(bed.routers[v["src"] - 1], []).append(v["id"])
-        cfg = {"t0": t0, "duration": sc.duration, "drain": vcs["timeout"],
+        cfg = {"t0": t0, "duration": sc.duration,
+               "drain": max(DRAIN, vcs["timeout"]),
                "window": [sc.warmup, sc.duration],
                "timeout": vcs["timeout"], "size": vcs["size"], "port": PORT,
                "seed": vcs["seed"] + rep, "sources": sources,
@@ -218,15 +239,14 @@ def run_once(sc, arm, rep, outdir, log):
                         "dst": graph.route_addr(v["route"])}
                        for v in vcs["list"]]}
         (outdir / "vcgen.json").write_text(json.dumps(cfg))
+        sampler = PoolSampler(bed, sc.sample_interval, t0)
+        sampler.start()
         gen = subprocess.Popen(
             [sys.executable, "-m", "congavoid_exp.vcgen",
              str(outdir / "vcgen.json"), str(outdir / "vcs.json")],
             env=runner._pyenv())
-        sampler = PoolSampler(bed, sc.sample_interval, t0)
-        time.sleep(max(0.0, t0 - time.monotonic()))
-        sampler.start()
         try:
-            gen.wait(timeout=sc.duration + vcs["timeout"] + 60)
+            gen.wait(timeout=sc.duration + cfg["drain"] + 60)
         finally:
             final = sampler.stop()
         if gen.returncode:
@@ -239,18 +259,37 @@ def run_once(sc, arm, rep, outdir, log):
     finally:
         if gen is not None and gen.poll() is None:
             gen.kill()
+            gen.wait()
+        if sampler is not None and sampler.is_alive():
+            sampler.stop()
         bed.destroy()
-    res = compute(sc, arm, json.loads((outdir / "vcs.json").read_text()),
-                  sampler.samples, final)
+    gen_res = json.loads((outdir / "vcs.json").read_text())
+    res = compute(sc, arm, gen_res, sampler.samples, final,
+                  gen_res.get("t0", t0) - t0)
     with open(outdir / "metrics.json", "w", encoding="utf-8") as fh:
         json.dump(res, fh, indent=1)
     return res
 
 
-def compute(sc, arm, gen, samples, final):
+def window_delta(samples, key, w0, w1):
+    """Sum over qdiscs of key's increase from the first sample at or after
+    w0 to the last at or before w1 (None if no qdisc has two)."""
+    series = {}
+    for s in samples:
+        if s.get(key) is not None and w0 <= s["t"] <= w1:
+            series.setdefault((s["router"], s["link"]), []).append(
+                (s["t"], s[key]))
+    deltas = [max(v)[1] - min(v)[1] for v in series.values() if len(v) > 1]
+    return sum(deltas) if deltas else None
+
+
+def compute(sc, arm, gen, samples, final, shift=0.0):
     """Metrics of one run from the generator's summary and the routers'
-    qdisc counters."""
+    qdisc counters.  Counters are taken over the measurement window
+    (warm-up to the end of the sources, shifted by the generator's late
+    start, if any); the *_all figures cover the whole run."""
     tot = gen["totals"]
+    w0, w1 = sc.warmup + shift, sc.duration + shift
 
     def total(key):
         vals = [q[key] for q in final if q.get(key) is not None]
@@ -258,7 +297,7 @@ def compute(sc, arm, gen, samples, final):
 
     pool = {}
     for s in samples:
-        if s.get("pool_used") is not None and s["t"] >= sc.warmup:
+        if s.get("pool_used") is not None and w0 <= s["t"] <= w1:
             pool.setdefault(s["router"], []).append(s["pool_used"])
     inputs = [s["pool_input"] for s in samples
               if s.get("pool_input") is not None]
@@ -266,33 +305,37 @@ def compute(sc, arm, gen, samples, final):
             if s.get("pool_used") is not None]
     mean_used = [sum(v) / len(v) for v in pool.values()]
     offered = gen["offered_pps"]
-    rate_pps = sc.topology["rate"] / 8 / (sc.vcs["size"] + 42)
     return {
         "arm": arm["name"], "qdisc": "decbit",
         "sweep": arm["sweep"],
         "ibl": ibl_fraction(arm["ibl_alpha"],
                             sc.topology["mean_path_nodes"])
         if arm.get("ibl_alpha") else None,
+        "start_shift_s": shift,
         "offered_pps": offered,
         "admitted_pps": gen["admitted_pps"],
         "delivered_pps": gen["delivered_pps"],
         "delivered_frac": gen["delivered_pps"] / offered if offered else None,
-        "link_pps": rate_pps,
         "rejected_frac": tot["rejected"] / tot["offered"]
         if tot["offered"] else None,
         "refused_frac": tot["refused"] / tot["offered"]
         if tot["offered"] else None,
-        "net_loss_frac": 1 - (tot["delivered"] + 0.0) / tot["admitted"]
+        "net_loss_frac": 1 - tot["arrived"] / tot["admitted"]
         if tot["admitted"] else None,
-        "send_errors": tot["errors"],
+        "refused_all": tot["refused_all"],
+        "send_errors": tot["errors_all"],
         "timed_out": tot["timed_out"],
         "late": tot["late"],
         "vc_cov": gen["vc_cov"],
         "delay_mean_ms": gen["delay_mean_ms"],
         "delay_p95_ms": gen["delay_p95_ms"],
-        "ibl_dropped": total("ibl_dropped"),
-        "pool_dropped": total("pool_dropped"),
-        "overlimit_dropped": total("overlimit_dropped"),
+        "ibl_dropped": window_delta(samples, "ibl_dropped", w0, w1),
+        "pool_dropped": window_delta(samples, "pool_dropped", w0, w1),
+        "overlimit_dropped": window_delta(samples, "overlimit_dropped", w0,
+                                          w1),
+        "ibl_dropped_all": total("ibl_dropped"),
+        "pool_dropped_all": total("pool_dropped"),
+        "overlimit_dropped_all": total("overlimit_dropped"),
         "pool_used_mean": sum(mean_used) / len(mean_used)
         if mean_used else None,
         "pool_used_max": max(used) if used else None,

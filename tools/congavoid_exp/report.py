@@ -142,8 +142,9 @@ def legend(results):
         "packets (mean, max); power: util / (RTT / base RTT); conv: seconds "
         "until Jain >= 0.95 (1 s window) after the last flow joined; "
         "cwnd CoV: per-flow cwnd std/mean while all flows are active; "
-        "useful: new data delivered (all flows) / what the link could "
-        "carry from the first start to the last stop.")
+        "useful: new data delivered (all flows) / the data the link "
+        "could carry in full-sized packets from the first start to the "
+        "last stop.")
 
 
 def plots(results, outdir):

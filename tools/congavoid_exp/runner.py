@@ -542,10 +542,15 @@ def compute(sc, arm, outdir, samples):
         per_flow.append(r)
 
     agg = sum(r["throughput_bps"] for r in per_flow)
-    # new data delivered over the whole run / what the link could carry
+    # new data delivered over the whole run / the data the link could
+    # carry (payload of full-sized packets: 1448 of 1514 bytes for TCP
+    # with timestamps, size of size + 42 for UDP)
     cap_all = sc.capacity(t_first, t_end)
-    useful = sum(r["bytes"] for r in per_flow) * 8 / cap_all \
-        if cap_all else None
+    frac = [1448 / 1514 if f["kind"] == "tcp" else
+            f["size"] / (f["size"] + 42) for f in flows]
+    cap_data = cap_all * sum(frac) / len(frac)
+    useful = sum(r["bytes"] for r in per_flow) * 8 / cap_data \
+        if cap_data else None
     sent = [(s["t"], s.get("bytes", 0)) for s in q1]
     cap = sc.capacity(w0, w1)
     util = M.rate_between(sent, w0, w1) * (w1 - w0) * 8 / cap \

@@ -57,8 +57,13 @@ class Channels:
         self.next_seq = dict.fromkeys(self.win, 0)
         self.done = {v: set() for v in self.win}  # delivered or freed seqs
         keys = ("offered", "admitted", "rejected", "refused", "errors",
-                "delivered", "late", "timed_out", "duplicates")
+                "delivered", "arrived", "late", "timed_out", "duplicates",
+                "refused_all", "errors_all")
         self.c = {v: dict.fromkeys(keys, 0) for v in self.win}
+        # sequence numbers admitted inside the measurement window: "arrived"
+        # counts those delivered at any time, so 1 - arrived / admitted is
+        # the loss of the same packets
+        self.counted = {v: set() for v in self.win}
         self.delays = []
         self.bins = {}          # whole second -> packets delivered
 
@@ -111,11 +116,14 @@ class Channels:
         if err == 0:
             if counted:
                 self.c[vc]["admitted"] += 1
+                self.counted[vc].add(seq)
             return
         del self.out[vc][seq]
         self.done[vc].add(seq)
+        kind = "refused" if err == errno.ENOBUFS else "errors"
+        self.c[vc][kind + "_all"] += 1
         if counted:
-            self.c[vc]["refused" if err == errno.ENOBUFS else "errors"] += 1
+            self.c[vc][kind] += 1
 
     def delivered(self, vc, seq, t_send, t_recv):
         if vc not in self.win or seq >= self.next_seq[vc]:
@@ -127,6 +135,8 @@ class Channels:
         if self.out[vc].pop(seq, None) is None:
             self.c[vc]["late"] += 1       # its slot had timed out
         self._sample(vc, t_recv - t_send)
+        if seq in self.counted[vc]:
+            self.c[vc]["arrived"] += 1
         if self._in(t_recv):
             self.c[vc]["delivered"] += 1
             self.delays.append(t_recv - t_send)
@@ -158,7 +168,11 @@ class Channels:
 
 def _udp_socket_in(ns):
     own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
-    target = os.open(f"/run/netns/{ns}", os.O_RDONLY)
+    try:
+        target = os.open(f"/run/netns/{ns}", os.O_RDONLY)
+    except OSError:
+        os.close(own)
+        raise
     try:
         netlink._setns(target)
         try:
@@ -196,6 +210,9 @@ def run(cfg):
     heapq.heapify(heap)
     end = cfg["duration"]
     stop = end + cfg["drain"]
+    # a slow start-up (an emulated VM) shifts the run rather than sending
+    # the missed arrivals in a burst
+    t0 = max(t0, time.monotonic())
     time.sleep(max(0.0, t0 - time.monotonic()))
     while True:
         now = time.monotonic() - t0
@@ -230,7 +247,9 @@ def run(cfg):
                 ch.delivered(v, seq, ts, time.monotonic() - t0)
     for s in set(tx.values()) | set(rx):
         s.close()
-    return ch.summary()
+    res = ch.summary()
+    res["t0"] = t0
+    return res
 
 
 def _clear_error(s):

@@ -58,6 +58,18 @@ class Routes(unittest.TestCase):
         # 1 -> 7: 1-2-5-7 (3 links) is the only shortest route
         self.assertEqual(by_pair[1, 7][0]["path"], [1, 2, 5, 7])
 
+    def test_dense_graph_is_quick(self):
+        # a complete graph on 16 nodes has ~10^12 simple paths per pair;
+        # the search stops at the lengths it needs
+        import time
+        links = [(a, b) for a in range(1, 17) for b in range(a + 1, 17)]
+        t = time.monotonic()
+        rts = graph.routes(links, 16, 4)
+        self.assertLess(time.monotonic() - t, 10)
+        self.assertEqual(len(rts), 16 * 15 * 4)
+        # the direct link first, then three two-link paths
+        self.assertEqual([r["links"] for r in rts[:4]], [1, 2, 2, 2])
+
     def test_one_route_per_pair(self):
         rts = graph.routes(self.links, 7, 1)
         self.assertEqual(len(rts), 42)
@@ -84,6 +96,17 @@ class Options(unittest.TestCase):
         o = graphrun.qdisc_options(self.TOPO, {"qdisc_opts": None,
                                                "ibl_alpha": None})
         self.assertEqual(o, ["rate", "500000bit", "limit", "100"])
+
+    def test_window_delta(self):
+        s = [{"t": t, "router": "r1", "link": l, "pool_dropped": v}
+             for t, l, v in ((0.5, "a", 0), (1.0, "a", 10), (2.0, "a", 25),
+                             (3.0, "a", 40), (1.5, "b", 7), (2.5, "b", 9))]
+        # a: 10 -> 25 inside [1, 2]; b: one sample only
+        self.assertEqual(graphrun.window_delta(s, "pool_dropped", 1.0, 2.0),
+                         15)
+        self.assertEqual(graphrun.window_delta(s, "pool_dropped", 1.0, 3.0),
+                         32)
+        self.assertIsNone(graphrun.window_delta(s, "pool_dropped", 5, 6))
 
     def test_xstats_decoding(self):
         import struct

@@ -83,6 +83,25 @@ class Window(unittest.TestCase):
         self.assertAlmostEqual(s["delay_mean_ms"], 100.0)
         self.assertEqual(s["series"], [(0, 1), (1, 1), (2, 1)])
 
+    def test_loss_counts_the_same_packets(self):
+        # admitted in the window, delivered after it: still arrived
+        c = chans(window=5, w0=1.0, w1=2.0)
+        c.sent(0, c.arrival(0, 1.5), 1.5)
+        c.sent(0, c.arrival(0, 1.6), 1.6)
+        c.delivered(0, 0, 1.5, 2.5)
+        t = c.summary()["totals"]
+        self.assertEqual((t["admitted"], t["arrived"], t["delivered"]),
+                         (2, 1, 0))
+
+    def test_refusals_counted_over_the_run(self):
+        c = chans(window=5, w0=1.0, w1=2.0)
+        c.sent(0, c.arrival(0, 0.5), 0.5, errno.ENOBUFS)
+        c.sent(0, c.arrival(0, 1.5), 1.5, errno.ENOBUFS)
+        c.sent(0, c.arrival(0, 1.6), 1.6, errno.EPERM)
+        t = c.summary()["totals"]
+        self.assertEqual((t["refused"], t["refused_all"], t["errors"],
+                          t["errors_all"]), (1, 2, 1, 1))
+
     def test_cov_over_channels(self):
         c = Channels([{"id": 0, "window": 9}, {"id": 1, "window": 9}],
                      1.0, 0.0, 1.0)
