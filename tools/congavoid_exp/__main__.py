@@ -129,8 +129,11 @@ def main(argv=None):
             for s in a.scenario:
                 try:
                     sc = Scenario(find(s))
-                    print(f"{s}: ok ({len(sc.arms)} arms, {len(sc.flows)} "
-                          f"flows, {sc.duration:g} s x {sc.repetitions})")
+                    traffic = f"{len(sc.vcs['list'])} virtual channels" \
+                        if sc.topology["kind"] == "graph" else \
+                        f"{len(sc.flows)} flows"
+                    print(f"{s}: ok ({len(sc.arms)} arms, {traffic}, "
+                          f"{sc.duration:g} s x {sc.repetitions})")
                 except ScenarioError as e:
                     print(e, file=sys.stderr)
                     rc = 1
