@@ -30,14 +30,14 @@ def parse_links(links, nodes):
         out.append(e)
     out.sort()
     seen = {1}
-    todo = [1]
-    while todo:
-        n = todo.pop()
+    stack = [1]             # depth-first walk from node 1
+    while stack:
+        n = stack.pop()
         for a, b in out:
             for u, v in ((a, b), (b, a)):
                 if u == n and v not in seen:
                     seen.add(v)
-                    todo.append(v)
+                    stack.append(v)
     if len(seen) != nodes:
         missing = sorted(set(range(1, nodes + 1)) - seen)
         raise ValueError(f"the graph is not connected (nodes {missing} "
