@@ -113,27 +113,14 @@ class GraphTestbed(runner.Testbed):
                     f"tc qdisc add dev {dev} root handle 1: decbit {opts}")
                 self._shaped.append((ns, dev))
                 self._handles[ns, dev] = 0x10000
-        batch = "\n".join([f"netns add {x}" for x in self.ns] + self.links)
-        r = subprocess.run(["ip", "-batch", "-"], input=batch + "\n",
-                           text=True, stderr=subprocess.PIPE,
-                           stdout=subprocess.DEVNULL)
-        if r.returncode:
-            raise RuntimeError(f"ip -batch: {r.stderr.strip()}")
-        for ns in self.ns:
-            body = "set -e\n" + "\n".join(self.script[ns]) + "\n"
-            r = subprocess.run(["ip", "netns", "exec", ns, "sh", "-c", body],
-                               stderr=subprocess.PIPE, stdout=subprocess.PIPE,
-                               text=True, env=runner.tc_env())
+        self._apply()
+        for ns, lines in self.ipb.items():
+            r = subprocess.run(["ip", "-n", ns, "-batch", "-"],
+                               input="\n".join(lines) + "\n", text=True,
+                               stderr=subprocess.PIPE,
+                               stdout=subprocess.DEVNULL)
             if r.returncode:
-                raise RuntimeError(f"setting up {ns}: {r.stderr.strip()}")
-            if ns in self.ipb:
-                r = subprocess.run(["ip", "-n", ns, "-batch", "-"],
-                                   input="\n".join(self.ipb[ns]) + "\n",
-                                   text=True, stderr=subprocess.PIPE,
-                                   stdout=subprocess.DEVNULL)
-                if r.returncode:
-                    raise RuntimeError(f"routes of {ns}: "
-                                       f"{r.stderr.strip()}")
+                raise RuntimeError(f"routes of {ns}: {r.stderr.strip()}")
 
     def _veth(self, a, da, b, db, aa, ab):
         self.nveth += 1

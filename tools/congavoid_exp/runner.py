@@ -196,6 +196,15 @@ class Testbed:
                           f"{half * 1e6:.0f}us limit 100000")
         for r in routers[:-1]:
             self._bottleneck(r, "up0")
+        self._apply()
+        for ns, dev in self._shaped:
+            idx = json.loads(sh("ip", "-n", ns, "-j", "link", "show", "dev",
+                                dev, capture=True))[0]["ifindex"]
+            self.bottlenecks.append((ns, dev, idx, self._handles[ns, dev]))
+
+    def _apply(self):
+        """Create the namespaces and veth pairs (one ip -batch), then run
+        each namespace's shell lines."""
         batch = "\n".join([f"netns add {n}" for n in self.ns] + self.links)
         r = subprocess.run(["ip", "-batch", "-"], input=batch + "\n",
                            text=True, stderr=subprocess.PIPE,
@@ -209,10 +218,6 @@ class Testbed:
                                text=True, env=tc_env())
             if r.returncode:
                 raise RuntimeError(f"setting up {ns}: {r.stderr.strip()}")
-        for ns, dev in self._shaped:
-            idx = json.loads(sh("ip", "-n", ns, "-j", "link", "show", "dev",
-                                dev, capture=True))[0]["ifindex"]
-            self.bottlenecks.append((ns, dev, idx, self._handles[ns, dev]))
 
     def _bottleneck(self, ns, dev):
         a, t = self.arm, self.topo
