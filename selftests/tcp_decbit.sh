@@ -12,7 +12,7 @@
 require_cmd tc iperf3 jq ethtool ss
 require_module sch_decbit tcp_decbit sch_netem
 
-ktap_header 16
+ktap_header 17
 
 allow_cc decbit
 
@@ -41,8 +41,10 @@ check "listed_available" grep -qw decbit /proc/sys/net/ipv4/tcp_available_conges
 fallbacks() { cat /sys/module/tcp_decbit/parameters/reno_fallbacks; }
 
 # flow SECS: one iperf3 -C decbit flow s1 -> d, sampling the bottleneck
-# queue and the sender's cwnd from 5 s on; sets util qmean drops marked rtx
-# cwnd_mean cwnd_min cwnd_max
+# queue and the sender's cwnd from 5 s on, and for 4 s the gaps between
+# data packets arriving at r1 (gaps_short: under 600 us, half the 10 Mbit/s
+# service time); sets util qmean drops marked rtx cwnd_mean cwnd_min
+# cwnd_max gaps gaps_short
 flow() {
 	local secs=$1 c b0 b1 t0 t1 w samples=0 wsum=0
 	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C decbit -t "$secs" -J >/tmp/td.$$ 2>&1 &
@@ -54,6 +56,8 @@ flow() {
 	cwnd_min=100000 cwnd_max=0
 	qlen_mean "$R1" rb0 $((secs - 7)) >/tmp/tq.$$ &
 	local qp=$!
+	ip netns exec "$R1" python3 "$SELFTESTS_DIR/arrival_gaps.py" rs1 4 600 >/tmp/tg.$$ &
+	local gp=$!
 	while [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt $(( (secs - 7) * 1000 )) ]; do
 		q=$(qdisc_stat "$R1" rb0 qlen)
 		# the data connection is the one with the most bytes acked
@@ -73,9 +77,10 @@ flow() {
 	done
 	b1=$(qdisc_stat "$R1" rb0 bytes)
 	t1=$(date +%s%N)
-	wait $qp
+	wait $qp $gp
 	read -r qmean qsamples </tmp/tq.$$
-	rm -f /tmp/tq.$$
+	read -r gaps gaps_short </tmp/tg.$$
+	rm -f /tmp/tq.$$ /tmp/tg.$$
 	wait $c
 	util=$(awk -v b=$((b1 - b0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.3f", b * 8 / (t / 1e9) / 10e6 }')
 	cwnd_mean=$(awk -v s=$wsum -v n=$samples 'BEGIN { printf "%.1f", s / n }')
@@ -97,7 +102,7 @@ echo 1 >"$tr/events/tcp_decbit/enable"
 flow 20
 echo 0 >"$tr/events/tcp_decbit/enable"
 grep 'decbit_decision:' "$tr/trace" >/tmp/tt.$$
-log "one flow: base RTT $base_rtt ms, knee $knee pkts; cwnd mean $cwnd_mean (min $cwnd_min, max $cwnd_max); util $util, mean queue $qmean ($qsamples samples), drops $drops, marked $marked, retransmits $rtx"
+log "one flow: base RTT $base_rtt ms, knee $knee pkts; cwnd mean $cwnd_mean (min $cwnd_min, max $cwnd_max); util $util, mean queue $qmean ($qsamples samples), drops $drops, marked $marked, retransmits $rtx; arrival gaps under 600 us: $gaps_short of $gaps"
 fb1=$(fallbacks)
 check "one_flow_ecn_used (marks $marked, fallbacks +$((fb1 - fb0)))" test "$marked" -gt 0 -a "$fb1" = "$fb0"
 check "one_flow_mean_queue_le_3" fcmp "$qmean" '<=' 3
@@ -107,6 +112,11 @@ check "one_flow_no_drops" test "$drops" = 0
 # would overflow the queue and retransmit dozens of segments
 check "one_flow_at_most_3_retransmits ($rtx)" test "$rtx" -le 3
 check "one_flow_no_stall (util $util >= 0.20)" fcmp "$util" '>=' 0.20
+# paced one packet at a time: GSO would send pairs (measured before the
+# fix: 670 of 1464 gaps under 600 us, i.e. half the packets; after: 24 of
+# 1953)
+check "one_flow_paced_packet_by_packet ($gaps_short of $gaps gaps < 600 us)" \
+	test "${gaps:-0}" -ge 200 -a "$((${gaps_short:-0} * 10))" -lt "${gaps:-0}"
 # the tracepoint: every decision follows the policy (window in 1/1000)
 awk '{
 	for (i = 1; i <= NF; i++) {
