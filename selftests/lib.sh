@@ -183,6 +183,20 @@ chain() {
 	return 0
 }
 
+# data_cwnd NS DST: the cwnd of the connection to DST with the most bytes
+# acknowledged (an iperf3 data connection, not its control connection);
+# 0 if there is none.
+data_cwnd() {
+	ip netns exec "$1" ss -tin dst "$2" | awk '/cwnd:/ {
+		c = 0; a = 0
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^cwnd:/) c = substr($i, 6)
+			if ($i ~ /^bytes_acked:/) a = substr($i, 13)
+		}
+		if (a + 0 >= best) { best = a + 0; w = c }
+	} END { print w + 0 }'
+}
+
 # qdisc_stat NS DEV KEY: a key of the root qdisc's statistics (tc -s -j;
 # the root is listed first), "null" if absent.  Parsed by bash: under TCG
 # each process costs ~250 ms and jq ~450 ms, and tests read hundreds.

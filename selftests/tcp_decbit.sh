@@ -60,15 +60,7 @@ flow() {
 	local gp=$!
 	while [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt $(( (secs - 7) * 1000 )) ]; do
 		q=$(qdisc_stat "$R1" rb0 qlen)
-		# the data connection is the one with the most bytes acked
-		w=$(ip netns exec "$S1" ss -tin dst 10.9.0.2 | awk '/cwnd:/ {
-			c = 0; a = 0
-			for (i = 1; i <= NF; i++) {
-				if ($i ~ /^cwnd:/) c = substr($i, 6)
-				if ($i ~ /^bytes_acked:/) a = substr($i, 13)
-			}
-			if (a + 0 >= best) { best = a + 0; w = c }
-		} END { print w + 0 }')
+		w=$(data_cwnd "$S1" 10.9.0.2)
 		w=${w:-0}
 		wsum=$((wsum + w)); samples=$((samples + 1))
 		[ "$w" -lt "$cwnd_min" ] && cwnd_min=$w

@@ -46,14 +46,7 @@ run() {
 	sleep 2
 	cw_n=0 cw_at=0 cw_min=100000 cw_max=0
 	while kill -0 $c 2>/dev/null && [ $cw_n -lt 50 ]; do
-		w=$(ip netns exec "$S1" ss -tin dst 10.9.0.2 | awk '/cwnd:/ {
-			c = 0; a = 0
-			for (i = 1; i <= NF; i++) {
-				if ($i ~ /^cwnd:/) c = substr($i, 6)
-				if ($i ~ /^bytes_acked:/) a = substr($i, 13)
-			}
-			if (a + 0 >= best) { best = a + 0; w = c }
-		} END { print w + 0 }')
+		w=$(data_cwnd "$S1" 10.9.0.2)
 		[ "$w" = 0 ] && continue	# the flow has ended
 		cw_n=$((cw_n + 1))
 		[ "$w" = 64 ] && cw_at=$((cw_at + 1))
