@@ -12,7 +12,7 @@
 require_cmd tc iperf3 jq ethtool ss
 require_module sch_decbit tcp_decbit sch_netem
 
-ktap_header 17
+ktap_header 18
 
 allow_cc decbit
 
@@ -38,7 +38,25 @@ busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5201 "'
 check "sysctl_selects_decbit" ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=decbit
 check "listed_available" grep -qw decbit /proc/sys/net/ipv4/tcp_available_congestion_control
 
-fallbacks() { cat /sys/module/tcp_decbit/parameters/reno_fallbacks; }
+# 3: parameters refuse values out of their bounds and keep the old value
+p=/sys/module/tcp_decbit/parameters
+params_bounded() {
+	local bad
+	for bad in "cutoff 0" "cutoff 101" "decrease 0" "decrease 1024" \
+		   "loss_decrease 1024" "increase 0" "pacing_ca 99" "pacing_ca 201"; do
+		set -- $bad
+		if echo "$2" >"$p/$1" 2>/dev/null; then
+			log "$1 accepted $2"
+			return 1
+		fi
+	done
+	echo 150 >"$p/pacing_ca" && [ "$(cat "$p/pacing_ca")" = 150 ] &&
+		echo 100 >"$p/pacing_ca" && [ "$(cat "$p/cutoff")" = 50 ] &&
+		[ "$(cat "$p/decrease")" = 896 ] && [ "$(cat "$p/pacing_ca")" = 100 ]
+}
+check "params_bounded" params_bounded
+
+fallbacks() { cat "$p/reno_fallbacks"; }
 
 # flow SECS: one iperf3 -C decbit flow s1 -> d, sampling the bottleneck
 # queue and the sender's cwnd from 5 s on, and for 4 s the gaps between
@@ -82,7 +100,7 @@ flow() {
 	rm -f /tmp/td.$$
 }
 
-# 3-7: one flow over decbit: cwnd near the knee, link busy, short queue
+# 4-9: one flow over decbit: cwnd near the knee, link busy, short queue
 base_rtt=$(ip netns exec "$S1" ping -c 5 -i 0.2 -q 10.9.0.2 | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
 knee=$(awk -v r="$base_rtt" 'BEGIN { printf "%.1f", r / 1000 * 10e6 / (1514 * 8) + 1 }')
 ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
@@ -106,9 +124,9 @@ check "one_flow_at_most_3_retransmits ($rtx)" test "$rtx" -le 3
 check "one_flow_no_stall (util $util >= 0.20)" fcmp "$util" '>=' 0.20
 # paced one packet at a time: GSO would send pairs (measured before the
 # fix: 670 of 1464 gaps under 600 us, i.e. half the packets; after: 24 of
-# 1953)
+# 1953 alone, 75-171 of 1256-2475 with two VMs side by side); under 20 %
 check "one_flow_paced_packet_by_packet ($gaps_short of $gaps gaps < 600 us)" \
-	test "${gaps:-0}" -ge 200 -a "$((${gaps_short:-0} * 10))" -lt "${gaps:-0}"
+	test "${gaps:-0}" -ge 200 -a "$((${gaps_short:-0} * 5))" -lt "${gaps:-0}"
 # the tracepoint: every decision follows the policy (window in 1/1000)
 awk '{
 	for (i = 1; i <= NF; i++) {
@@ -140,7 +158,7 @@ ip netns exec "$R1" tc qdisc change dev rb0 root decbit threshold 2
 flow 20
 log "one flow, threshold 2: cwnd mean $cwnd_mean (min $cwnd_min, max $cwnd_max); util $util, mean queue $qmean ($qsamples samples), drops $drops, marked $marked, retransmits $rtx"
 
-# 8-10: receivers without decbit (cubic, tcp_ecn 0/1/2): the connection
+# 13-15: receivers without decbit (cubic, tcp_ecn 0/1/2): the connection
 # works; without ECN the sender falls back to Reno and counts it
 for e in 0 1 2; do
 	ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=$e
@@ -160,7 +178,7 @@ for e in 0 1 2; do
 done
 ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=2
 
-# 11-12: drop-tail bottleneck (no marks): Reno-like on loss, no stall
+# 16-17: drop-tail bottleneck (no marks): Reno-like on loss, no stall
 ip netns exec "$R1" tc qdisc del dev rb0 root
 ip netns exec "$R1" tc qdisc add dev rb0 root handle 1: tbf rate 10mbit burst 1600 limit 30000
 flow_tbf() {	# flow_tbf CC
