@@ -201,6 +201,15 @@ static u32 decbit_min_tso_segs(struct sock *sk)
 	return 1;
 }
 
+/* Leaving decbit (setsockopt to another algorithm): give the socket back
+ * the pacing shift every socket starts with (sock_init_data), so that the
+ * next algorithm gets TCP's usual skb sizes.
+ */
+static void decbit_release(struct sock *sk)
+{
+	WRITE_ONCE(sk->sk_pacing_shift, 10);
+}
+
 static void decbit_apply(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
@@ -372,6 +381,7 @@ static struct tcp_congestion_ops decbit __read_mostly = {
 	.cwnd_event	= decbit_cwnd_event,
 	.get_info	= decbit_get_info,
 	.min_tso_segs	= decbit_min_tso_segs,
+	.release	= decbit_release,
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.owner		= THIS_MODULE,
 	.name		= "decbit",
