@@ -183,14 +183,15 @@ chain() {
 	return 0
 }
 
-# data_cwnd NS DST: the cwnd of the connection to DST with the most bytes
+# data_cwnd NS DST [FIELD]: the cwnd (or another "name:value" field of ss
+# -ti, e.g. minrtt) of the connection to DST with the most bytes
 # acknowledged (an iperf3 data connection, not its control connection);
 # 0 if there is none.
 data_cwnd() {
-	ip netns exec "$1" ss -tin dst "$2" | awk '/cwnd:/ {
+	ip netns exec "$1" ss -tin dst "$2" | awk -v f="${3:-cwnd}:" '/cwnd:/ {
 		c = 0; a = 0
 		for (i = 1; i <= NF; i++) {
-			if ($i ~ /^cwnd:/) c = substr($i, 6)
+			if (index($i, f) == 1) c = substr($i, length(f) + 1)
 			if ($i ~ /^bytes_acked:/) a = substr($i, 13)
 		}
 		if (a + 0 >= best) { best = a + 0; w = c }
@@ -210,17 +211,16 @@ qdisc_stat() {
 	fi
 }
 
-# qlen_mean NS DEV SECONDS: sample the root qdisc's queue length (packets)
-# for SECONDS with one shell inside the namespace (spawning a process per
-# sample is slow under TCG) and print "<mean> <samples>"
-qlen_mean() {
-	ip netns exec "$1" sh -c '
-		end=$(( $(date +%s) + $2 ))
-		while [ "$(date +%s)" -lt "$end" ]; do
-			tc -s qdisc show dev "$1" | sed -n "s/.*backlog [0-9a-zA-Z]* \([0-9]*\)p.*/\1/p" | head -n 1
-			sleep 0.05
-		done' sh "$2" "$3" |
-		awk '{ s += $1; n++ } END { if (n) printf "%.2f %d\n", s / n, n; else print "nan 0" }'
+# qdisc_measure NS DEV SECONDS RATE: sample the root qdisc over netlink
+# every 20 ms for SECONDS, from one process (forking tc per sample loads a
+# TCG guest enough to cost paced flows a tenth of the link), and print
+# "<bytes sent per second over RATE bit/s> <mean queue, packets> <samples>"
+qdisc_measure() {
+	"$SELFTESTS_DIR/qdisc_sample.py" "$1" "$2" "$3" 20 |
+		awk -v r="$4" '!/^#/ { n++; if (n == 1) { t0 = $1; b0 = $2 }
+			t1 = $1; b1 = $2; q += $3 }
+			END { if (n > 1 && t1 > t0) printf "%.3f %.2f %d\n", (b1 - b0) * 8 / ((t1 - t0) / 1000) / r, q / n, n
+			      else print "nan nan 0" }'
 }
 
 # nstat_get NS COUNTER: an absolute SNMP counter in a namespace
