@@ -12,7 +12,7 @@
 require_cmd tc iperf3 jq ethtool ss
 require_module sch_decbit tcp_decbit sch_netem
 
-ktap_header 18
+ktap_header 19
 
 allow_cc decbit
 
@@ -23,16 +23,18 @@ for ns in "$S1" "$D"; do
 done
 ip netns exec "$R2" tc qdisc add dev r2d0 root netem delay 20ms limit 10000
 # A listener takes the namespace's default congestion control when it is
-# created, and only one that asks for ECN accepts an ECT SYN: 5201 runs
-# decbit, 5203 cubic (for the receivers without decbit).
+# created, and only one that asks for ECN accepts an ECT SYN: 5201 and
+# 5204-5206 run decbit, 5203 cubic (for the receivers without decbit).
 ip netns exec "$D" sysctl -qw net.ipv4.tcp_congestion_control=cubic
 ip netns exec "$D" iperf3 -s -p 5203 >/dev/null 2>&1 &
 PIDS+=($!)
 busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5203 "'
 ip netns exec "$D" sysctl -qw net.ipv4.tcp_congestion_control=decbit
-ip netns exec "$D" iperf3 -s -p 5201 >/dev/null 2>&1 &
-PIDS+=($!)
-busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5201 "'
+for port in 5201 5204 5205 5206; do
+	ip netns exec "$D" iperf3 -s -p $port >/dev/null 2>&1 &
+	PIDS+=($!)
+done
+busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5206 "'
 
 # 1-2: selectable by sysctl in a namespace and listed as available
 check "sysctl_selects_decbit" ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=decbit
@@ -162,7 +164,29 @@ ip netns exec "$R1" tc qdisc change dev rb0 root decbit threshold 2
 flow 28
 log "one flow, threshold 2: min RTT $minrtt ms, knee $knee pkts; cwnd mean $cwnd_mean (min $cwnd_min, max $cwnd_max); util $util, mean queue $qmean ($qsamples samples), drops $drops, marked $marked, retransmits $rtx"
 
-# 14-16: receivers without decbit (cubic, tcp_ecn 0/1/2): the connection
+# 14: four flows started 2 s apart, all ending together: Jain's index of
+# their throughputs over the last 10 s (iperf3's 1 s intervals)
+ip netns exec "$R1" tc qdisc change dev rb0 root decbit threshold 1
+cs=()
+k=0
+for port in 5201 5204 5205 5206; do
+	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p $port -C decbit -t $((22 - 2 * k)) -J >/tmp/t4.$k.$$ 2>&1 &
+	cs+=($!)
+	k=$((k + 1))
+	[ $k -lt 4 ] && sleep 2
+done
+PIDS+=("${cs[@]}")
+wait "${cs[@]}"
+rates=$(for k in 0 1 2 3; do
+	jq -r '[.intervals[-10:][].sum.bits_per_second] | add / length' /tmp/t4.$k.$$ 2>/dev/null || echo 0
+done | tr '\n' ' ')
+rm -f /tmp/t4.?.$$
+jain=$(awk -v r="$rates" 'BEGIN { n = split(r, x, " "); for (i = 1; i <= n; i++) { s += x[i]; q += x[i] * x[i] }
+	if (n == 4 && q > 0) printf "%.4f", s * s / (n * q); else print 0 }')
+log "four flows, last 10 s: $(awk -v r="$rates" 'BEGIN { n = split(r, x, " "); for (i = 1; i <= n; i++) { printf "%.2f ", x[i] / 1e6; s += x[i] } printf "Mbit/s, sum %.2f", s / 1e6 }'); Jain $jain; drops $(qdisc_stat "$R1" rb0 drops)"
+check "four_flows_jain_ge_0.98 ($jain)" fcmp "$jain" '>=' 0.98
+
+# 15-17: receivers without decbit (cubic, tcp_ecn 0/1/2): the connection
 # works; without ECN the sender falls back to Reno and counts it
 for e in 0 1 2; do
 	ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=$e
@@ -182,7 +206,7 @@ for e in 0 1 2; do
 done
 ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=2
 
-# 17-18: drop-tail bottleneck (no marks): Reno-like on loss, no stall
+# 18-19: drop-tail bottleneck (no marks): Reno-like on loss, no stall
 ip netns exec "$R1" tc qdisc del dev rb0 root
 ip netns exec "$R1" tc qdisc add dev rb0 root handle 1: tbf rate 10mbit burst 1600 limit 30000
 flow_tbf() {	# flow_tbf CC
