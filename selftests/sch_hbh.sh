@@ -253,7 +253,7 @@ blast() {
 nfuzz=${HBH_FUZZ_FRAMES:-100000}
 drops_pre=$(drops_all)
 p_pre=$(hstat "$R2" packets)
-read -r util_ctl ms_ctl _ <<<"$(blast 0x88B6 5000)"
+read -r util_ctl ms_ctl _ <<<"$(blast 0x88B6 "$nfuzz")"
 drops_ctl=$(($(drops_all) - drops_pre))
 p_ctl=$(($(hstat "$R2" packets) - p_pre))
 drops_pre=$(drops_all)
@@ -279,7 +279,7 @@ wait $u 2>/dev/null
 rej=$(($(hstat "$R1" fb_rejected) - rej0))
 ign=$(($(hstat "$R1" fb_entries_ignored) - ign0))
 spoof_ign=$(hstat "$R1" fb_entries_ignored up)
-log "fuzz ($nfuzz frames, $ms_fuzz ms): $nbad malformed sent, $rej rejected; $nunknown frames naming unknown flows, $ign entries ignored; bottleneck utilisation meanwhile $util_fuzz, with 5000 of an unhandled type ($ms_ctl ms) $util_ctl; drops $drops_fuzz"
+log "fuzz ($nfuzz frames, $ms_fuzz ms): $nbad malformed sent, $rej rejected; $nunknown frames naming unknown flows, $ign entries ignored; bottleneck utilisation meanwhile $util_fuzz, with as many of an unhandled type ($ms_ctl ms) $util_ctl; drops $drops_fuzz"
 log "udp source port $sport; 2000 reports for it on r1/up: $(hstat "$R1" fb_received up) received, $spoof_ign entries ignored; after 2000 absurd reports: $kbps_absurd kbit/s at r2"
 check "fuzz_malformed_all_rejected" test "$rej" = "$nbad"
 check "fuzz_unknown_flows_ignored" test "$ign" -ge "$nunknown"
