@@ -84,9 +84,9 @@ run_pair() {
 # while the guest stalls, queue <= 3, and the utilisation floors above
 # The 90 % at C = 2 is asserted on a guest with a CPU to spare
 # (two vCPUs measured 0.936, C = 1 0.862).  make check's side-by-side
-# guests have one vCPU each: 0.86-0.90 (C = 1: 0.81-0.85) in three runs.
+# guests have one vCPU each: 0.86-0.90 (C = 1: 0.76-0.85) in eight runs.
 floor1=0.80 floor2=0.90
-[ "$(nproc)" -ge 2 ] || floor1=0.70 floor2=0.80
+[ "$(nproc)" -ge 2 ] || floor1=0.65 floor2=0.80
 log "$(nproc) vCPU: utilisation floors $floor1 at C = 1, $floor2 at C = 2"
 fallbacks() { cat /sys/module/tcp_decbit/parameters/reno_fallbacks; }
 fb0=$(fallbacks)
