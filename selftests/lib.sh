@@ -183,11 +183,11 @@ chain() {
 	return 0
 }
 
-# data_cwnd NS DST [FIELD]: the cwnd (or another "name:value" field of ss
-# -ti, e.g. minrtt) of the connection to DST with the most bytes
-# acknowledged (an iperf3 data connection, not its control connection);
-# 0 if there is none.
-data_cwnd() {
+# data_tcp NS DST [FIELD]: a "name:value" field of ss -ti (default cwnd;
+# e.g. minrtt) for the connection to DST with the most bytes acknowledged
+# (an iperf3 data connection, not its control connection); 0 if there is
+# none.
+data_tcp() {
 	ip netns exec "$1" ss -tin dst "$2" | awk -v f="${3:-cwnd}:" '/cwnd:/ {
 		c = 0; a = 0
 		for (i = 1; i <= NF; i++) {
@@ -222,6 +222,10 @@ qdisc_measure() {
 			END { if (n > 1 && t1 > t0) printf "%.3f %.2f %d\n", (b1 - b0) * 8 / ((t1 - t0) / 1000) / r, q / n, n
 			      else print "nan nan 0" }'
 }
+
+# decbit_fallbacks: tcp_decbit's count of connections that fell back to
+# Reno (no ECN negotiated)
+decbit_fallbacks() { cat /sys/module/tcp_decbit/parameters/reno_fallbacks; }
 
 # nstat_get NS COUNTER: an absolute SNMP counter in a namespace
 nstat_get() {

@@ -88,8 +88,7 @@ run_pair() {
 floor1=0.80 floor2=0.90
 [ "$(nproc)" -ge 2 ] || floor1=0.65 floor2=0.80
 log "$(nproc) vCPU: utilisation floors $floor1 at C = 1, $floor2 at C = 2"
-fallbacks() { cat /sys/module/tcp_decbit/parameters/reno_fallbacks; }
-fb0=$(fallbacks)
+fb0=$(decbit_fallbacks)
 for c in 1 2; do
 	run_pair decbit 5211 "$c"
 	floor=$floor2
@@ -99,7 +98,7 @@ for c in 1 2; do
 	check "decbit_threshold_${c}_mean_queue_le_3" fcmp "$qmean" '<=' 3
 	check "decbit_threshold_${c}_utilisation ($util >= $floor)" fcmp "$util" '>=' "$floor"
 done
-check "decbit_no_reno_fallback" test "$(fallbacks)" = "$fb0"
+check "decbit_no_reno_fallback" test "$(decbit_fallbacks)" = "$fb0"
 
 for c in 1 2; do
 	run_pair dctcp 5201 "$c"

@@ -58,8 +58,6 @@ params_bounded() {
 }
 check "params_bounded" params_bounded
 
-fallbacks() { cat "$p/reno_fallbacks"; }
-
 # flow SECS: one iperf3 -C decbit flow s1 -> d; from 5 s on, for SECS - 19
 # s, the bottleneck (netlink, every 20 ms) and the sender's cwnd (every
 # 0.5 s), then on their own (capturing every packet costs the guest CPU)
@@ -78,7 +76,7 @@ flow() {
 	local qp=$!
 	t0=$(date +%s%N)
 	while [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt $((win * 1000)) ]; do
-		w=$(data_cwnd "$S1" 10.9.0.2)
+		w=$(data_tcp "$S1" 10.9.0.2)
 		w=${w:-0}
 		wsum=$((wsum + w)); samples=$((samples + 1))
 		[ "$w" -lt "$cwnd_min" ] && cwnd_min=$w
@@ -90,7 +88,7 @@ flow() {
 	# the knee from the connection's own minimum RTT (ping's is inflated
 	# by the guest's ICMP path): what the link carries in one round trip,
 	# plus the packet in service
-	minrtt=$(data_cwnd "$S1" 10.9.0.2 minrtt)
+	minrtt=$(data_tcp "$S1" 10.9.0.2 minrtt)
 	knee=$(awk -v r="$minrtt" 'BEGIN { printf "%.1f", r / 1000 * 10e6 / (1514 * 8) + 1 }')
 	log "flow: measured until $(( ($(date +%s%N) - t0) / 1000000 + 5000 )) ms"
 	ip netns exec "$R1" python3 "$SELFTESTS_DIR/arrival_gaps.py" rs1 4 600 >/tmp/tg.$$
@@ -107,7 +105,7 @@ flow() {
 
 # 4-10: one flow over decbit: cwnd near the knee, link busy, short queue
 ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
-fb0=$(fallbacks)
+fb0=$(decbit_fallbacks)
 tr=/sys/kernel/tracing
 [ -d "$tr/events" ] || mount -t tracefs nodev "$tr" 2>/dev/null
 echo >"$tr/trace"
@@ -116,7 +114,7 @@ flow 28
 echo 0 >"$tr/events/tcp_decbit/enable"
 grep 'decbit_decision:' "$tr/trace" >/tmp/tt.$$
 log "one flow: min RTT $minrtt ms, knee $knee pkts; cwnd mean $cwnd_mean (min $cwnd_min, max $cwnd_max); util $util, mean queue $qmean ($qsamples samples), drops $drops, marked $marked, retransmits $rtx; arrival gaps under 600 us: $gaps_short of $gaps"
-fb1=$(fallbacks)
+fb1=$(decbit_fallbacks)
 check "one_flow_ecn_used (marks $marked, fallbacks +$((fb1 - fb0)))" test "$marked" -gt 0 -a "$fb1" = "$fb0"
 check "one_flow_mean_queue_le_3" fcmp "$qmean" '<=' 3
 check "one_flow_no_drops" test "$drops" = 0
@@ -183,8 +181,11 @@ rates=$(for k in 0 1 2 3; do
 	jq -r '[.intervals[-10:][].sum.bits_per_second] | add / length' /tmp/t4.$k.$$ 2>/dev/null || echo 0
 done | tr '\n' ' ')
 rm -f /tmp/t4.?.$$
-jain=$(awk -v r="$rates" 'BEGIN { n = split(r, x, " "); for (i = 1; i <= n; i++) { s += x[i]; q += x[i] * x[i] }
-	if (n == 4 && q > 0) printf "%.4f", s * s / (n * q); else print 0 }')
+# Jain's index by the runner's own function; 0 unless all four flows ran
+jain=$(PYTHONPATH="$TOP_DIR/tools" python3 -c 'import sys
+from congavoid_exp.metrics import jain
+x = [float(v) for v in sys.argv[1:]]
+print("%.4f" % (jain(x) if len(x) == 4 and min(x) > 0 else 0))' $rates)
 log "four flows, last 10 s: $(awk -v r="$rates" 'BEGIN { n = split(r, x, " "); for (i = 1; i <= n; i++) { printf "%.2f ", x[i] / 1e6; s += x[i] } printf "Mbit/s, sum %.2f", s / 1e6 }'); Jain $jain; drops $(qdisc_stat "$R1" rb0 drops)"
 check "four_flows_jain_ge_0.98 ($jain)" fcmp "$jain" '>=' 0.98
 
@@ -192,10 +193,10 @@ check "four_flows_jain_ge_0.98 ($jain)" fcmp "$jain" '>=' 0.98
 # works; without ECN the sender falls back to Reno and counts it
 for e in 0 1 2; do
 	ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=$e
-	fb0=$(fallbacks)
+	fb0=$(decbit_fallbacks)
 	bytes=$(ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5203 -C decbit -t 3 -J 2>/dev/null |
 		jq -r '.end.sum_received.bytes')
-	fb1=$(fallbacks)
+	fb1=$(decbit_fallbacks)
 	log "receiver cubic, tcp_ecn=$e: ${bytes:-0} bytes received, reno fallbacks +$((fb1 - fb0))"
 	# measured on 6.1 and 6.12: tcp_ecn=0 refuses ECN (Reno fallback);
 	# with 1 or 2 ECN is negotiated and the receiver echoes RFC 3168

@@ -46,7 +46,7 @@ run() {
 	sleep 2
 	cw_n=0 cw_at=0 cw_min=100000 cw_max=0
 	while kill -0 $c 2>/dev/null && [ $cw_n -lt 50 ]; do
-		w=$(data_cwnd "$S1" 10.9.0.2)
+		w=$(data_tcp "$S1" 10.9.0.2)
 		[ "$w" = 0 ] && continue	# the flow has ended
 		cw_n=$((cw_n + 1))
 		[ "$w" = 64 ] && cw_at=$((cw_at + 1))
