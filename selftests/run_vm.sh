@@ -19,9 +19,29 @@ tests=("$@")
 
 DMESG_BAD='WARNING:|BUG:|Oops|general protection|lockdep|possible recursive locking|circular locking|refcount_t|underflow|use-after-free|memory leak|kmemleak|UBSAN|KASAN|Call Trace|unregister_netdevice: waiting'
 
+# A kernel-mode single-step #DB, "WARNING: ... at arch/x86/kernel/traps.c:N
+# exc_debug_kernel", is the emulator's doing (the kernel's comment there:
+# QEMU leaks #DB into the guest; seen once under TCG with reserved RFLAGS
+# bits set, in iperf3's recvmsg).  Such a report, from "cut here" to "end
+# trace", is left out of the check and named on a line of its own.
+EMULATOR_WARN='WARNING: .* at arch/x86/kernel/traps\.c:[0-9]+ exc_debug_kernel'
+
 dmesg_marker=0
 dmesg_mark() { dmesg_marker=$(dmesg | wc -l); }
-dmesg_new_bad() { dmesg | tail -n +$((dmesg_marker + 1)) | grep -E "$DMESG_BAD"; }
+dmesg_new() {
+	dmesg | tail -n +$((dmesg_marker + 1)) | awk -v emu="$EMULATOR_WARN" '
+		/------------\[ cut here \]------------/ { n = 0; inblk = 1 }
+		inblk { blk[++n] = $0; if ($0 ~ emu) skip = 1
+			if ($0 ~ /---\[ end trace/) {
+				if (!skip) for (i = 1; i <= n; i++) print blk[i]
+				inblk = skip = 0
+			}
+			next }
+		{ print }
+		END { if (inblk) for (i = 1; i <= n; i++) print blk[i] }'
+}
+dmesg_new_bad() { dmesg_new | grep -E "$DMESG_BAD"; }
+dmesg_emulator() { dmesg | tail -n +$((dmesg_marker + 1)) | grep -E "$EMULATOR_WARN"; }
 
 sysctl -qw kernel.printk="4 4 1 7"
 mods=()
@@ -80,6 +100,7 @@ for t in "${tests[@]}"; do
 	else
 		echo "    ok $((sub + 1)) dmesg_clean"
 	fi
+	dmesg_emulator | sed 's/^/    # dmesg, emulator (not counted): /'
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
 		echo "    not ok $((sub + 2)) completed # timeout after ${timeout}s"
 	elif [ $rc != 0 ] && [ $rc != $ksft_skip ] && [ "$subfail" = 0 ] && [ -z "$bad" ]; then
