@@ -54,8 +54,12 @@ ktap_finish() {
 
 log() { echo "# $*"; }
 
-# Numeric comparison of decimals: fcmp 0.95 '<=' 1.2
-fcmp() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }"; }
+# Numeric comparison of decimals: fcmp 0.95 '<=' 1.2.  False when either
+# side is not a number (an empty or "null" measurement never passes).
+fcmp() {
+	awk -v a="$1" -v b="$3" "BEGIN { n = \"^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?\$\"
+		exit !(a ~ n && b ~ n && a + 0 $2 b + 0) }"
+}
 
 # busywait TIMEOUT_MS CMD...: retry CMD until it succeeds or time runs out.
 busywait() {
