@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Summarise a tcp_bimodal trace (the bimodal_event tracepoint's lines).
 
-  bimodal_trace.py TRACE N SKIP_S [PORTS]
-Reads the events of the N flows whose source ports are PORTS (default
-40001..40000+N, the experiment runner's iperf3 client ports), leaves out
+  bimodal_trace.py TRACE N SKIP_S
+Reads the events of the N flows from source ports 40001..40000+N (the
+experiment runner's iperf3 client ports), leaves out
 the first SKIP_S seconds after the first event (slow start and the first
 cycles), and prints one line of key=value pairs:
 
@@ -18,8 +18,10 @@ cycles), and prints one line of key=value pairs:
   measured  median of the shares computed by "measured" events, the
             paper's (a - bc) / beta, before the known mode corrects them
   known     fraction of the events that end in the known mode
+  measured_flows  how many of the N flows had a "measured" event
   begin, measured_n, void, joined, left, at_fair, timeout: events per reason
 """
+import bisect
 import re
 import statistics
 import sys
@@ -40,10 +42,7 @@ def mean(xs):
 
 def main():
     path, n, skip = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-    if len(sys.argv) > 4:
-        ports = {int(p) for p in sys.argv[4].split(",")}
-    else:
-        ports = set(range(40001, 40001 + n))
+    ports = set(range(40001, 40001 + n))
     events = []
     with open(path) as f:
         for line in f:
@@ -61,14 +60,19 @@ def main():
         latest[port] = (t, cwnd)
         if len(latest) == n and t - min(v[0] for v in latest.values()) < 0.3:
             sums.append(sum(v[1] for v in latest.values()))
-    synced = sum(1 for e in events
-                 if any(o[1] != e[1] and abs(o[0] - e[0]) < 0.1 for o in events))
+    # events are in time order: look only at those within 100 ms
+    times = [e[0] for e in events]
+    synced = sum(1 for t, port, *_ in events
+                 if any(o[1] != port for o in
+                        events[bisect.bisect_right(times, t - 0.1):
+                               bisect.bisect_left(times, t + 0.1)]))
     known = [e[4] for e in events if e[2] == "known"]
     count = {r: sum(1 for e in events if e[5] == r) for r in REASONS}
     print(f"events={len(events)} synced={synced / max(1, len(events)):.2f} "
           f"B={median(sums):g} fair={mean(known):.1f} "
           f"measured={median([e[4] for e in events if e[5] == 'measured']):g} "
-          f"known={len(known) / max(1, len(events)):.2f} " +
+          f"known={len(known) / max(1, len(events)):.2f} "
+          f"measured_flows={len({e[1] for e in events if e[5] == 'measured'})} " +
           " ".join(f"{'measured_n' if r == 'measured' else r}={c}"
                    for r, c in count.items()))
 

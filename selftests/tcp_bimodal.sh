@@ -76,8 +76,7 @@ for run in "4 check-bimodal bimodal+pfifo q4" "4 check-bimodal-1bdp bimodal+pfif
 	check "${tag}_jain_ge_0.98" fcmp "$(summary "$id" jain)" '>=' 0.98
 	check "${tag}_fair_share_within_15pct_of_B_over_n" awk -v f="${fair:-0}" -v b="${B:-0}" -v n="$n" \
 		'BEGIN { exit !(b > 0 && f >= 0.85 * b / n && f <= 1.15 * b / n) }'
-	check "${tag}_every_flow_measured" test "$(grep 'reason=measured' "$out/$id.trace" |
-		sed -n 's/.*sport=\(4000[0-9]\).*/\1/p' | sort -u | wc -l)" -eq "$n"
+	check "${tag}_every_flow_measured" test "$(trace_field "$id" measured_flows)" -eq "$n"
 	if [ "$tag" = q4 ]; then
 		check "q4_utilization_ge_0.6" fcmp "$(summary "$id" utilization)" '>=' 0.6
 		rtx_droptail=$(summary "$id" retransmits)
