@@ -113,6 +113,27 @@ sample() {
 }
 col_max() { awk -v c="$1" '!/^#/ && $c > m { m = $c } END { print m + 0 }' /tmp/ps.$$; }
 pool_empty() { [ "$(st o1 pool_used)" = 0 ] && [ "$(st o1 pool_input)" = 0 ] && [ "$(st o2 pool_used)" = 0 ]; }
+# udp_pair SAMPLE_S SECS NS1 DST1 PORT1 NS2 DST2 PORT2: two 30 Mbit/s UDP
+# flows started together, the pool sampled.  If one flow's UDP fills the
+# pool before the other's iperf3 control connection is up, that
+# connection's packets are refused by the pool (the hogging Lam & Lien's
+# limits are about) and the flow never starts.  That is the harness, not
+# the qdisc: the pair runs again once, and the attempts are logged.
+# ibl_at_start is o1's ibl_dropped when the last attempt began.
+udp_pair() {
+	local attempt u
+	for attempt in 1 2; do
+		busywait 5000 pool_empty
+		ibl_at_start=$(st o1 ibl_dropped)
+		sample "$1"
+		udp "$3" "$4" "$5" 30M "$2" &
+		u=$!
+		udp "$6" "$7" "$8" 30M "$2"
+		wait $u $smp
+		fcmp "$(rx "$5")" '>' 0 && fcmp "$(rx "$8")" '>' 0 && return 0
+		log "attempt $attempt: a flow did not start: $(jq -c '.error // .end.sum' "/tmp/pu.$$.$5" "/tmp/pu.$$.$8" 2>&1 | tr '\n' ' ')"
+	done
+}
 
 # 7-8: input alone: at most N_I buffers, the rest refused by the limit
 sample 4
@@ -126,12 +147,8 @@ check "input_refused_by_ibl" test "$(st o1 ibl_dropped)" -gt 0 -a "$(st o1 pool_
 
 # 9-10: input and transit into the same egress: transit takes the buffers
 # input may not (N_T - N_I = 15 against 5), and the link in that ratio
-ibl0=$(st o1 ibl_dropped)
-sample 5
-udp "$A" 10.11.0.2 5204 30M 4 &
-u=$!
-udp "$B" 10.11.0.2 5205 30M 4
-wait $u $smp
+udp_pair 5 4 "$A" 10.11.0.2 5204 "$B" 10.11.0.2 5205
+ibl0=$ibl_at_start
 rx_in=$(rx 5204)
 rx_tr=$(rx 5205)
 mix_used=$(col_max 4)
@@ -146,27 +163,13 @@ check "pool_bounds_held (used $mix_used <= $NT, input $mix_input <= $NI)" \
 log "received in all: $(awk -v a="$rx_in" -v b="$rx_tr" -v c=$C 'BEGIN { printf "%.3f", (a + b) / c }') of one egress"
 
 # 11-13: transit to both egresses: one pool of N_T for the two queues.
-# The two iperf3 clients start together; if one's UDP fills the pool
-# before the other's control connection is up, that connection's packets
-# are refused by the pool (the hogging Lam & Lien's limits are about) and
-# the flow never starts.  That is the harness, not the qdisc: the phase is
-# run again once, and the attempts are logged.
-for attempt in 1 2; do
-	busywait 5000 pool_empty
-	sample 4
-	udp "$B" 10.11.0.2 5202 30M 3 &
-	u=$!
-	udp "$B" 10.12.0.2 5203 30M 3
-	wait $u $smp
-	fcmp "$(rx 5202)" '>' 0 && fcmp "$(rx 5203)" '>' 0 && break
-	log "attempt $attempt: a flow did not start: $(jq -c '.error // .end.sum' /tmp/pu.$$.5202 /tmp/pu.$$.5203 2>&1 | tr '\n' ' ')"
-done
+udp_pair 4 3 "$B" 10.11.0.2 5202 "$B" 10.12.0.2 5203
 sh_used=$(col_max 4)
 q1=$(col_max 2)
 q2=$(col_max 3)
 # samples where o1's pool count exceeds o1's own queue by >= 3: o2's packets
 others=$(awk '!/^#/ && $4 >= $2 + 3 && $3 >= 3 { n++ } END { print n + 0 }' /tmp/ps.$$)
-log "two egresses (attempt $attempt), transit 30 Mbit/s each: $(rx 5202) and $(rx 5203) bit/s; queue max o1 $q1 o2 $q2; pool_used max $sh_used; samples with both queues in the pool $others of $(grep -vc '^#' /tmp/ps.$$); pool_dropped o1 $(st o1 pool_dropped) o2 $(st o2 pool_dropped)"
+log "two egresses, transit 30 Mbit/s each: $(rx 5202) and $(rx 5203) bit/s; queue max o1 $q1 o2 $q2; pool_used max $sh_used; samples with both queues in the pool $others of $(grep -vc '^#' /tmp/ps.$$); pool_dropped o1 $(st o1 pool_dropped) o2 $(st o2 pool_dropped)"
 check "pool_shared_by_two_egresses ($others samples)" test "$others" -ge 5 -a "$sh_used" -le $NT
 # (each qdisc's own limit is 1000: only the pool refuses)
 check "both_egresses_refused_by_pool" test "$(st o1 pool_dropped)" -gt 0 -a "$(st o2 pool_dropped)" -gt 0
