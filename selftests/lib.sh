@@ -189,10 +189,11 @@ chain() {
 
 # data_tcp NS DST [FIELD]: a "name:value" field of ss -ti (default cwnd;
 # e.g. minrtt) for the connection to DST with the most bytes acknowledged
-# (an iperf3 data connection, not its control connection); 0 if there is
-# none.
+# (an iperf3 data connection, not its control connection) among the
+# established ones (a closing connection of an earlier flow keeps its
+# counters); 0 if there is none.
 data_tcp() {
-	ip netns exec "$1" ss -tin dst "$2" | awk -v f="${3:-cwnd}:" '/cwnd:/ {
+	ip netns exec "$1" ss -tin state established dst "$2" | awk -v f="${3:-cwnd}:" '/cwnd:/ {
 		c = 0; a = 0
 		for (i = 1; i <= NF; i++) {
 			if (index($i, f) == 1) c = substr($i, length(f) + 1)

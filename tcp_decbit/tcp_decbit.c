@@ -18,7 +18,10 @@
  * "congctl decbit"): a listener whose congestion control does not ask for
  * ECN refuses it when the SYN is ECT, and a plain RFC 3168 receiver repeats
  * ECE until CWR, which reads as a run of marks.  Connections without ECN
- * fall back to Reno and are counted (parameter reno_fallbacks).
+ * fall back to Reno and are counted (parameter reno_fallbacks).  ECN is
+ * negotiated in the SYN: a socket switched to decbit after connect() (as
+ * iperf3 3.12 does with -C) has it only if the sender asked anyway
+ * (net.ipv4.tcp_ecn=1, or a route with "features ecn").
  *
  * The module owns cwnd between decisions (.cong_control, as BBR does), so
  * that the stack's CWR reduction on ECE does not disturb the epochs; it
