@@ -16,6 +16,8 @@ METRICS = ("throughput", "utilization", "jain", "rtt", "queue", "drops",
 # qdiscs that shape the link themselves (given "rate"); the others get an
 # htb parent at the link rate.
 SELF_SHAPING = ("decbit", "hbh")
+# congestion controls that ask for ECN themselves (TCP_CONG_NEEDS_ECN)
+NEEDS_ECN = ("decbit", "dctcp")
 
 _UNITS = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9,
           "bps": 8, "kbps": 8e3, "mbps": 8e6, "gbps": 8e9}
@@ -180,6 +182,24 @@ class Scenario:
             self.flows = self._flows(d.get("flows"))
             self.events = self._events(d.get("events", []))
         self.arms = self._arms(d.get("arms"), d.get("sweep"))
+        self._flow_cc_ecn(d.get("flows") or [])
+
+    def _flow_cc_ecn(self, flows):
+        """A flow's own cc reaches iperf3 as -C, which it sets after
+        connect(): the SYN goes out under the arm's cc and asks for ECN
+        only if that cc does or the arm sets ecn = 1.  Without ECN, decbit
+        and dctcp fall back to Reno."""
+        for i, f in enumerate(flows):
+            cc = f.get("cc") if isinstance(f, dict) else None
+            if cc not in NEEDS_ECN:
+                continue
+            for a in self.arms:
+                if a["cc"] not in NEEDS_ECN and a["ecn"] != 1:
+                    raise self._err(
+                        f"flows[{i}].cc", f"{cc} needs ECN from the SYN and "
+                        f"iperf3 sets -C after connect(): arm {a['name']!r} "
+                        f"runs {a['cc']} on the senders; give that arm "
+                        f"ecn = 1", "flows", i, "cc")
 
     def _topology(self, t):
         tb = "topology"

@@ -128,6 +128,11 @@ class Scenarios(unittest.TestCase):
         self.refused(bad('count = 2', 'kind = "cbr"'), 11, "flows[0].rate",
                      "needs a rate")
 
+    def test_flow_cc_needing_ecn(self):
+        text = bad('count = 2', 'count = 2\ncc = "decbit"')
+        self.refused(text, 13, "flows[0].cc", "after connect()")
+        Scenario("x.toml", text.replace('cc = "reno"', 'cc = "reno"\necn = 1'))
+
     def test_units(self):
         self.assertEqual(parse_rate("2.5Mbit"), 2.5e6)
         self.assertEqual(parse_rate("1mbps"), 8e6)
