@@ -69,7 +69,7 @@ ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
 # iperf3's intervals count what the client wrote into its send buffer,
 # which with large buffers happens in chunks of ~1.3 MB per second.
 # The issue asks 0.98; measured over 10 s with 4-5 packets per flow:
-# 0.975-0.998 (both kernels, one-vCPU guests side by side), over 20 s
+# 0.966-0.9985 in 25 runs (both kernels, one-vCPU guests), over 20 s
 # 0.979-0.998.  Mean windows over 20 s differ by up to 25 % between flows
 # (logged: e.g. 5.44 against 4.00 packets, the first with 161 increases to
 # 232 decreases, the second 130 to 248): some flows see marks at the
@@ -136,8 +136,11 @@ jain10=$(jain_of $r10)
 util4=$(cat "/tmp/t4b.16.$$" "/tmp/t4b.36.$$" | awk '{ b[NR] = $1; t[NR] = $2 }
 	END { printf "%.3f", (b[2] - b[1]) * 8 / (t[2] - t[1]) / 1e4 }')
 rm -f /tmp/t4.*.$$ /tmp/t4b.*.$$
-log "four flows ($ccs), last 10 s: ${r10}Mbit/s, Jain $jain10; 16-36 s: ${r20}Mbit/s, Jain $jain; bottleneck utilisation $util4; drops $(qdisc_stat "$R1" rb0 drops), fallbacks +$(($(decbit_fallbacks) - fb4))"
-check "four_flows_jain_last_10s_ge_0.95 ($jain10)" fcmp "$jain10" '>=' 0.95
+fb4=$(($(decbit_fallbacks) - fb4))
+log "four flows ($ccs), last 10 s: ${r10}Mbit/s, Jain $jain10; 16-36 s: ${r20}Mbit/s, Jain $jain; bottleneck utilisation $util4; drops $(qdisc_stat "$R1" rb0 drops), fallbacks +$fb4"
+# (and all four ran decbit: a Reno fallback would not be this test)
+four_fair() { [ "$fb4" = 0 ] && fcmp "$jain10" '>=' 0.95; }
+check "four_flows_jain_last_10s_ge_0.95 ($jain10, fallbacks +$fb4)" four_fair
 
 # 4-5: iperf3 3.12 sets TCP_CONGESTION after connect(), so the SYN goes out
 # under the namespace's default (cubic here) and asks for ECN only if the
@@ -152,9 +155,7 @@ cc_after_connect() {	# TCP_ECN: "<cc of the data connection> <fallbacks added>"
 	c=$!
 	for try in 1 2 3 4 5 6; do
 		sleep 0.5
-		cc=$(ip netns exec "$S1" ss -tin state established dst 10.9.0.2 | awk '/bytes_acked:/ {
-			for (i = 1; i <= NF; i++) if ($i ~ /^bytes_acked:/) a = substr($i, 13) + 0
-			if (a > best) { best = a; n = $1 } } END { print n }')
+		cc=$(acked_by_port | awk '$1 == 5201 { print $3 }')
 		[ -n "$cc" ] && [ "$cc" != cubic ] && break
 	done
 	wait $c
