@@ -73,8 +73,10 @@ ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
 # 0.979-0.998.  Mean windows over 20 s differ by up to 25 % between flows
 # (logged: e.g. 5.44 against 4.00 packets, the first with 161 increases to
 # 232 decreases, the second 130 to 248): some flows see marks at the
-# cutoff less often than others for seconds at a time.
-# Asserted: 0.95, i.e. no flow persistently far from its share (one flow
+# cutoff less often than others for seconds at a time.  With exact
+# arrivals the two cores give 0.992 over the same 10 s and utilisation
+# 0.79 (tcp_decbit/decbit_loop_test.c, asserted >= 0.98 there), the
+# utilisation measured here (0.79-0.84).  Asserted: 0.95, i.e. no flow persistently far from its share (one flow
 # at half of the others' throughput gives 0.94).
 acked_by_port() {	# "port bytes_acked cc" of each flow from s1 to d
 	ip netns exec "$S1" ss -tin state established dst 10.9.0.2 | awk '!/bytes_acked:/ {
@@ -234,12 +236,13 @@ check "one_flow_no_drops" test "$drops" = 0
 check "one_flow_at_most_3_retransmits ($rtx)" test "$rtx" -le 3
 # the knee from the flow's min RTT (20.1 ms: 17.6 packets); measured cwnd
 # means 15.2-17.6 (C = 2: 18.5-20.8) and utilisation 0.74-0.84 with two
-# VMs side by side, 0.93 alone (C = 2: 0.78-0.84, 0.96 alone).  The
-# issue's >= 95 % is not reached at C = 1 on this TCG guest: pacing at
-# cwnd/srtt with an srtt the guest inflates, and the cycle average reaching
-# 1 when late pacing timers bunch arrivals (shared/design/decbit.md
-# section 6).  Asserted: cwnd within a few (4) packets of the knee, and a
-# floor.
+# VMs side by side, 0.89-0.93 alone (C = 2: 0.78-0.84, 0.96 alone).  The
+# issue's >= 95 % is beyond the policy at C = 1: with exact arrivals the
+# two cores reach 0.934 (tcp_decbit/decbit_loop_test.c: the 7/8 decrease
+# from 18 packets lands at 15.75, below the knee, and the window climbs
+# back one packet per two RTTs), and arrival jitter costs more (0.848
+# there with up to 1 ms; late pacing timers here).  Asserted: cwnd within
+# a few (4) packets of the knee, and a floor.
 check "one_flow_cwnd_near_knee ($cwnd_mean, knee $knee)" \
 	fcmp "$(awk -v w="$cwnd_mean" -v k="$knee" 'BEGIN { d = w - k; print d < 0 ? -d : d }')" '<=' 4
 check "one_flow_utilisation (util $util >= 0.60)" fcmp "$util" '>=' 0.60
