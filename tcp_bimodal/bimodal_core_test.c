@@ -79,22 +79,29 @@ static void run_events(struct model *m, u32 events)
 	}
 }
 
-static double fair_pkts(const struct model *m, u32 i)
-{
-	return (double)m->s[i].fair / BIMODAL_ONE;
-}
-
-static void assert_fair_near(const struct model *m, double want, double tol)
+/*
+ * Every active flow is in the known mode with fair within tol_milli/1000
+ * packets of want_num/want_den packets (exact integer comparison).
+ */
+static void assert_fair_near(const struct model *m, s64 want_num, s64 want_den,
+			     s64 tol_milli)
 {
 	u32 i;
 
 	for (i = 0; i < m->n; i++) {
+		s64 d;
+
 		if (!m->on[i])
 			continue;
 		assert_int_equal(m->s[i].mode, BIMODAL_KNOWN);
-		if (fair_pkts(m, i) < want - tol || fair_pkts(m, i) > want + tol)
-			fail_msg("flow %u: fair %.2f, want %.2f +- %.2f", i,
-				 fair_pkts(m, i), want, tol);
+		/* (fair / ONE - want) * 1000 * ONE * den */
+		d = ((s64)m->s[i].fair * want_den - want_num * (s64)BIMODAL_ONE) * 1000;
+		if (d < 0)
+			d = -d;
+		if (d > tol_milli * (s64)BIMODAL_ONE * want_den)
+			fail_msg("flow %u: fair %u/%u packets, want %lld/%lld +- %lld/1000",
+				 i, m->s[i].fair, BIMODAL_ONE, (long long)want_num,
+				 (long long)want_den, (long long)tol_milli);
 	}
 }
 
@@ -104,18 +111,16 @@ static void converge(u32 n)
 	static const u32 start[] = { 5, 10, 20, 60, 3, 8, 13, 1, 40, 7 };
 	struct model m;
 	u32 i, k;
-	double want;
 
 	model_init(&m, &eps8, 400);
 	for (i = 0; i < n; i++)
 		add_flow(&m, start[i]);
 	run_events(&m, 2);
-	want = (double)m.cap / n;
-	/* within the tolerance band: one packet per flow of overshoot */
-	assert_fair_near(&m, want, 2.0);
+	/* within the tolerance band of B/n: one packet per flow of overshoot */
+	assert_fair_near(&m, m.cap, n, 2000);
 	for (k = 0; k < 20; k++) {
 		run_events(&m, 1);
-		assert_fair_near(&m, want, 2.0);
+		assert_fair_near(&m, m.cap, n, 2000);
 		/* every window is the same after the first cycle in the known mode */
 		for (i = 1; i < n; i++)
 			assert_int_equal(m.a[i], m.a[0]);
@@ -126,12 +131,15 @@ static void test_converge_2(void **state) { (void)state; converge(2); }
 static void test_converge_4(void **state) { (void)state; converge(4); }
 static void test_converge_10(void **state) { (void)state; converge(10); }
 
-/* Efficiency over the known mode's cycles: 1 - eps/2 of B. */
-static void efficiency(u32 eps, double want)
+/*
+ * Efficiency over the known mode's cycles: 1 - eps/2 of B, i.e.
+ * (2048 - eps) / 2048 with eps in 1/1024, to within 0.01.
+ */
+static void efficiency(u32 eps)
 {
 	struct bimodal_params p = eps8;
 	struct model m;
-	double eff;
+	s64 got, want;
 
 	p.epsilon = eps;
 	model_init(&m, &p, 2000);
@@ -141,25 +149,31 @@ static void efficiency(u32 eps, double want)
 	m.sum_steps = 0;
 	m.steps = 0;
 	run_events(&m, 40);
-	eff = (double)m.sum_steps / m.steps / m.cap;
-	if (eff < want - 0.01 || eff > want + 0.01)
-		fail_msg("eps %u/1024: efficiency %.4f, want %.4f", eps, eff, want);
+	/* sum_steps / (steps * cap) against (2048 - eps) / 2048, times 100 */
+	got = (s64)m.sum_steps * 2048 * 100;
+	want = (s64)(2048 - eps) * (s64)m.steps * m.cap * 100;
+	if (got - want > 2048 * (s64)m.steps * m.cap ||
+	    want - got > 2048 * (s64)m.steps * m.cap)
+		fail_msg("eps %u/1024: efficiency %llu/%llu, want %u/2048", eps,
+			 (unsigned long long)m.sum_steps,
+			 (unsigned long long)m.steps * m.cap, 2048 - eps);
 }
 
 static void test_efficiency(void **state)
 {
 	(void)state;
-	efficiency(512, 0.75);
-	efficiency(341, 1 - 341.0 / 2048);	/* 1/3: 83.3% */
-	efficiency(128, 0.9375);
+	efficiency(512);	/* 75% */
+	efficiency(341);	/* 1/3: 83.3% */
+	efficiency(128);	/* 93.75% */
 }
 
-static double jain3(const u32 *a)
+/* Jain's index of three windows is above 0.99 */
+static bool jain3_above_099(const u32 *a)
 {
-	double s = (double)a[0] + a[1] + a[2];
-	double q = (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2];
+	u64 s = (u64)a[0] + a[1] + a[2];
+	u64 q = (u64)a[0] * a[0] + (u64)a[1] * a[1] + (u64)a[2] * a[2];
 
-	return s * s / (3 * q);
+	return s * s * 100 > 3 * q * 99;
 }
 
 /* A join sends everyone back to the unknown mode; they re-converge to B/3. */
@@ -174,7 +188,7 @@ static void test_join(void **state)
 	add_flow(&m, 10);
 	add_flow(&m, 50);
 	run_events(&m, 4);
-	assert_fair_near(&m, 150, 2.0);
+	assert_fair_near(&m, 150, 1, 2000);
 	add_flow(&m, 2);
 	run_events(&m, 1);
 	assert_int_equal(m.s[0].mode, BIMODAL_UNKNOWN);
@@ -186,8 +200,8 @@ static void test_join(void **state)
 	 * they then stay: 92/92/100 in this run, windows 46/46/50.
 	 */
 	run_events(&m, 8);
-	assert_fair_near(&m, 100, 100 * 0.125);
-	assert_true(jain3(m.a) > 0.99);
+	assert_fair_near(&m, 100, 1, 12500);
+	assert_true(jain3_above_099(m.a));
 }
 
 
@@ -210,9 +224,9 @@ static void test_join_fast_remeasure(void **state)
 	assert_int_equal(m.s[0].bc, m.a[0]);
 	/* every flow measures in the same cycle: exactly B/3 */
 	run_events(&m, 1);
-	assert_fair_near(&m, 100, 2.0);
+	assert_fair_near(&m, 100, 1, 2000);
 	run_events(&m, 5);
-	assert_fair_near(&m, 100, 2.0);
+	assert_fair_near(&m, 100, 1, 2000);
 	assert_int_equal(m.a[0], m.a[2]);
 }
 
@@ -229,7 +243,7 @@ static void test_leave(void **state)
 	add_flow(&m, 30);
 	add_flow(&m, 40);
 	run_events(&m, 6);
-	assert_fair_near(&m, 100, 2.0);
+	assert_fair_near(&m, 100, 1, 2000);
 	before = m.s[0].fair;
 	m.on[2] = false;
 	m.on[3] = false;
@@ -237,7 +251,7 @@ static void test_leave(void **state)
 	assert_int_equal(m.s[0].mode, BIMODAL_KNOWN);
 	assert_true(m.s[0].fair > before);
 	/* the survivors hold fair = their window at the event, above 100 */
-	assert_true(fair_pkts(&m, 0) > 150);
+	assert_true(m.s[0].fair > 150 * BIMODAL_ONE);
 }
 
 /* Branch by branch, with exact numbers. */
