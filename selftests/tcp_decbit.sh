@@ -76,8 +76,9 @@ ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
 # cutoff less often than others for seconds at a time.  With exact
 # arrivals the two cores give 0.992 over the same 10 s and utilisation
 # 0.79 (tcp_decbit/decbit_loop_test.c, asserted >= 0.98 there), the
-# utilisation measured here (0.79-0.84).  Asserted: 0.95, i.e. no flow persistently far from its share (one flow
-# at half of the others' throughput gives 0.94).
+# utilisation measured here (0.79-0.84).  Asserted: 0.95, i.e. no flow
+# persistently far from its share (one flow at half of the others'
+# throughput gives 0.94).
 acked_by_port() {	# "port bytes_acked cc" of each flow from s1 to d
 	ip netns exec "$S1" ss -tin state established dst 10.9.0.2 | awk '!/bytes_acked:/ {
 			for (i = 1; i <= NF; i++) if ($i ~ /:[0-9]+$/) { n = split($i, a, ":"); p = a[n] } }

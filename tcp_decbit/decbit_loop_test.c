@@ -261,6 +261,7 @@ static struct loop *run_on(u64 service, u64 prop, int nflows, u32 threshold,
 	bool started = false;
 	int i;
 
+	assert_true(nflows >= 1 && nflows <= MAX_FLOWS);
 	memset(l, 0, sizeof(*l));
 	l->nflows = nflows;
 	l->jitter = jitter;
