@@ -45,4 +45,9 @@
 #include <asm/unaligned.h>
 #endif
 
+/* skb_gso_segment() moved from <linux/netdevice.h> to <net/gso.h> in 6.4. */
+#if KERNEL_VERSION(6, 4, 0) <= LINUX_VERSION_CODE
+#include <net/gso.h>
+#endif
+
 #endif /* _CONGAVOID_COMPAT_H */

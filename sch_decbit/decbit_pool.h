@@ -41,19 +41,29 @@ static inline u32 decbit_pool_input_limit(u32 limit, u32 ibl)
 }
 
 /*
- * May a packet join a pool that holds @used packets, @input of them input
- * packets, with @limit buffers of which input packets may hold
- * @input_limit?
+ * May @n packets arriving together (the segments of one GSO packet) join a
+ * pool that holds @used packets, @input of them input packets, with @limit
+ * buffers of which input packets may hold @input_limit?  All or none: a
+ * super-packet needs one buffer per segment.
  */
+static inline enum decbit_pool_verdict
+decbit_pool_admit_n(u32 used, u32 input, u32 limit, u32 input_limit,
+		    bool is_input, u32 n)
+{
+	if (is_input && input_limit < limit &&
+	    (u64)input + n > input_limit)
+		return DECBIT_POOL_IBL;
+	if ((u64)used + n > limit)
+		return DECBIT_POOL_FULL;
+	return DECBIT_POOL_ADMIT;
+}
+
+/* One packet. */
 static inline enum decbit_pool_verdict
 decbit_pool_admit(u32 used, u32 input, u32 limit, u32 input_limit,
 		  bool is_input)
 {
-	if (is_input && input >= input_limit && input_limit < limit)
-		return DECBIT_POOL_IBL;
-	if (used >= limit)
-		return DECBIT_POOL_FULL;
-	return DECBIT_POOL_ADMIT;
+	return decbit_pool_admit_n(used, input, limit, input_limit, is_input, 1);
 }
 
 #endif /* _DECBIT_POOL_H */

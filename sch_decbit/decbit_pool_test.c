@@ -37,6 +37,30 @@ static void test_input_limit(void **state)
 			 U32_MAX);
 }
 
+/* Several segments at once: all or none, no overflow near U32_MAX. */
+static void test_rule_segments(void **state)
+{
+	(void)state;
+	assert_int_equal(decbit_pool_admit_n(0, 0, 10, 10, false, 10), DECBIT_POOL_ADMIT);
+	assert_int_equal(decbit_pool_admit_n(1, 0, 10, 10, false, 10), DECBIT_POOL_FULL);
+	assert_int_equal(decbit_pool_admit_n(6, 0, 10, 10, false, 4), DECBIT_POOL_ADMIT);
+	assert_int_equal(decbit_pool_admit_n(6, 0, 10, 10, false, 5), DECBIT_POOL_FULL);
+	/* input: N_I = 4 */
+	assert_int_equal(decbit_pool_admit_n(0, 0, 10, 4, true, 4), DECBIT_POOL_ADMIT);
+	assert_int_equal(decbit_pool_admit_n(0, 1, 10, 4, true, 4), DECBIT_POOL_IBL);
+	assert_int_equal(decbit_pool_admit_n(8, 0, 10, 4, true, 3), DECBIT_POOL_FULL);
+	/* a transit super-packet is not held to N_I */
+	assert_int_equal(decbit_pool_admit_n(0, 4, 10, 4, false, 6), DECBIT_POOL_ADMIT);
+	/* no wrap: counts near 2^32 */
+	assert_int_equal(decbit_pool_admit_n(U32_MAX - 1, 0, U32_MAX, U32_MAX, false, 64),
+			 DECBIT_POOL_FULL);
+	assert_int_equal(decbit_pool_admit_n(0, U32_MAX - 1, U32_MAX, 100, true, 64),
+			 DECBIT_POOL_IBL);
+	/* n = 1 is the one-packet rule */
+	assert_int_equal(decbit_pool_admit_n(5, 2, 10, 2, true, 1),
+			 decbit_pool_admit(5, 2, 10, 2, true));
+}
+
 static void test_rule(void **state)
 {
 	(void)state;
@@ -190,6 +214,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_input_limit),
 		cmocka_unit_test(test_rule),
+		cmocka_unit_test(test_rule_segments),
 		cmocka_unit_test(test_shared_pool_model),
 		cmocka_unit_test(test_occupancy_bounds),
 	};

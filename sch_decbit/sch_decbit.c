@@ -35,36 +35,55 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
 #include <net/inet_ecn.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <linux/atomic.h>
+#include <linux/mutex.h>
 
 #include <congavoid/tc_decbit.h>
 #include "congavoid_compat.h"
 #include "decbit_avg.h"
 #include "decbit_pool.h"
 
-/* A router's shared buffers: one per (network namespace, pool id). */
+/*
+ * A router's shared buffers: one per (network namespace, pool id), in the
+ * namespace's list.  The counts are one atomic word (used in the low 32
+ * bits, input in the high 32), so that admission across interfaces is exact
+ * without a lock: a compare-and-swap per packet.
+ */
 struct decbit_pool {
-	struct list_head node;	/* in decbit_pools */
-	possible_net_t net;
+	struct list_head node;	/* in decbit_net.pools */
 	u32 id;
-	unsigned int users;	/* qdiscs in the pool, under decbit_pools_lock */
+	unsigned int users;	/* qdiscs in the pool, under decbit_net.lock */
 
-	spinlock_t lock;	/* the counts and limits below */
+	atomic64_t held;	/* used | input << 32 */
 	u32 limit;		/* N_T */
 	u32 ibl;		/* millionths of N_T */
 	u32 input_limit;	/* N_I */
-	u32 used;
-	u32 input;
 };
 
-static LIST_HEAD(decbit_pools);
-static DEFINE_SPINLOCK(decbit_pools_lock);
+struct decbit_net {
+	struct mutex lock;	/* the list and the users counts */
+	struct list_head pools;
+};
 
+static unsigned int decbit_net_id __read_mostly;
+
+#define DECBIT_HELD(pkts, input)	((s64)(pkts) + ((s64)(input) << 32))
+
+/*
+ * Each queued packet remembers how many buffers it holds (its segments) and
+ * whether it is input, so that it returns exactly what it took whichever
+ * way it leaves.
+ */
 struct decbit_skb_cb {
+	u32 segs;
 	bool input;
 };
 
@@ -82,8 +101,17 @@ struct decbit_sched_data {
 	struct decbit_avg avg;
 	struct qdisc_watchdog watchdog;
 
+	/*
+	 * The qdisc's own queue, in packets on the wire (a GSO skb counts
+	 * its segments): what limit, the pool and n(t) count.  sch->q.qlen
+	 * also counts the skbs the core holds on its requeue lists
+	 * (gso_skb, skb_bad_txq), which have already left these counts.
+	 */
+	u32 segs;
+	u32 input_segs;			/* of which input packets */
+	u32 skbs;			/* skbs in the own queue */
+
 	struct decbit_pool *pool;	/* NULL: no input buffer limits */
-	u32 input_qlen;			/* input packets in the queue */
 	u32 n_inputs;
 	int inputs[DECBIT_INPUT_MAX];	/* ifindexes of input interfaces */
 
@@ -109,41 +137,85 @@ static bool decbit_is_input(const struct decbit_sched_data *q,
 	return false;
 }
 
-static enum decbit_pool_verdict decbit_pool_take(struct decbit_pool *pool,
-						 bool input)
+/*
+ * Packets on the wire an skb stands for.  gso_segs is not set (or not to
+ * be trusted) on a super-packet from a guest, a tap or a packet socket
+ * (SKB_GSO_DODGY): count its payload in gso_size pieces, as the core does
+ * for the qdisc's byte count.
+ */
+static u32 decbit_segs(struct sk_buff *skb)
 {
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	unsigned int hdr;
+
+	if (!skb_is_gso(skb))
+		return 1;
+	if (likely(sh->gso_segs && !(sh->gso_type & SKB_GSO_DODGY)))
+		return sh->gso_segs;
+	if (!skb_transport_header_was_set(skb))
+		return max_t(u32, sh->gso_segs, 1);
+	hdr = skb_transport_offset(skb);
+	if (sh->gso_type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)) {
+		if (hdr + sizeof(struct tcphdr) > skb_headlen(skb))
+			return max_t(u32, sh->gso_segs, 1);
+		hdr += tcp_hdrlen(skb);
+	} else if (sh->gso_type & SKB_GSO_UDP_L4) {
+		hdr += sizeof(struct udphdr);
+	}
+	if (skb->len <= hdr)
+		return 1;
+	return DIV_ROUND_UP(skb->len - hdr, sh->gso_size);
+}
+
+/*
+ * n(t) without the packet in service: the own queue, plus, unpaced (where
+ * the head of the queue is the packet in service), the skbs the driver
+ * handed back, which are still at the router.  Paced, a requeued packet
+ * already had its service time.
+ */
+static u32 decbit_backlog(struct Qdisc *sch)
+{
+	const struct decbit_sched_data *q = qdisc_priv(sch);
+
+	if (q->rate)
+		return q->segs;
+	return q->segs + (sch->q.qlen - q->skbs);
+}
+
+static enum decbit_pool_verdict decbit_pool_take(struct decbit_pool *pool,
+						 bool input, u32 n)
+{
+	s64 old = atomic64_read(&pool->held), new;
 	enum decbit_pool_verdict v;
 
-	spin_lock_bh(&pool->lock);
-	v = decbit_pool_admit(pool->used, pool->input, pool->limit,
-			      pool->input_limit, input);
-	if (v == DECBIT_POOL_ADMIT) {
-		WRITE_ONCE(pool->used, pool->used + 1);
-		if (input)
-			WRITE_ONCE(pool->input, pool->input + 1);
-	}
-	spin_unlock_bh(&pool->lock);
-	return v;
+	do {
+		v = decbit_pool_admit_n((u32)old, (u32)((u64)old >> 32),
+					READ_ONCE(pool->limit),
+					READ_ONCE(pool->input_limit), input, n);
+		if (v != DECBIT_POOL_ADMIT)
+			return v;
+		new = old + DECBIT_HELD(n, input ? n : 0);
+	} while (!atomic64_try_cmpxchg(&pool->held, &old, new));
+	return DECBIT_POOL_ADMIT;
 }
 
 /* Add (or, negative, remove) @pkts packets, @input of them input. */
-static void decbit_pool_charge(struct decbit_pool *pool, int pkts, int input)
+static void decbit_pool_charge(struct decbit_pool *pool, s64 pkts, s64 input)
 {
-	spin_lock_bh(&pool->lock);
-	WRITE_ONCE(pool->used, pool->used + pkts);
-	WRITE_ONCE(pool->input, pool->input + input);
-	spin_unlock_bh(&pool->lock);
+	atomic64_add(DECBIT_HELD(pkts, input), &pool->held);
 }
 
-/* A queued packet leaves the qdisc, by whatever path. */
+/* A packet of the own queue leaves the qdisc, by whatever path. */
 static void decbit_release(struct decbit_sched_data *q, struct sk_buff *skb)
 {
-	bool input = decbit_cb(skb)->input;
+	const struct decbit_skb_cb *cb = decbit_cb(skb);
+	u32 input = cb->input ? cb->segs : 0;
 
-	if (input)
-		q->input_qlen--;
+	q->segs -= cb->segs;
+	q->input_segs -= input;
+	q->skbs--;
 	if (q->pool)
-		decbit_pool_charge(q->pool, -1, -(int)input);
+		decbit_pool_charge(q->pool, -(s64)cb->segs, -(s64)input);
 }
 
 /*
@@ -154,11 +226,12 @@ static void decbit_release(struct decbit_sched_data *q, struct sk_buff *skb)
 static struct decbit_pool *decbit_pool_get(struct net *net, u32 id,
 					   struct decbit_pool *create)
 {
+	struct decbit_net *dn = net_generic(net, decbit_net_id);
 	struct decbit_pool *p, *found = NULL;
 
-	spin_lock_bh(&decbit_pools_lock);
-	list_for_each_entry(p, &decbit_pools, node) {
-		if (p->id == id && net_eq(read_pnet(&p->net), net)) {
+	mutex_lock(&dn->lock);
+	list_for_each_entry(p, &dn->pools, node) {
+		if (p->id == id) {
 			found = p;
 			break;
 		}
@@ -166,77 +239,126 @@ static struct decbit_pool *decbit_pool_get(struct net *net, u32 id,
 	if (found) {
 		found->users++;
 	} else if (create) {
-		write_pnet(&create->net, net);
 		create->id = id;
 		create->users = 1;
-		list_add(&create->node, &decbit_pools);
+		list_add(&create->node, &dn->pools);
 		found = create;
 	}
-	spin_unlock_bh(&decbit_pools_lock);
+	mutex_unlock(&dn->lock);
 	if (create && found != create)
 		kfree(create);
 	return found;
 }
 
-static void decbit_pool_put(struct decbit_pool *pool)
+static void decbit_pool_put(struct net *net, struct decbit_pool *pool)
 {
+	struct decbit_net *dn = net_generic(net, decbit_net_id);
 	bool last;
 
 	if (!pool)
 		return;
-	spin_lock_bh(&decbit_pools_lock);
+	mutex_lock(&dn->lock);
 	last = !--pool->users;
 	if (last)
 		list_del(&pool->node);
-	spin_unlock_bh(&decbit_pools_lock);
+	mutex_unlock(&dn->lock);
 	if (last) {
-		WARN_ON_ONCE(pool->used || pool->input);
+		WARN_ON_ONCE(atomic64_read(&pool->held));
 		kfree(pool);
 	}
+}
+
+/* One packet (or GSO skb of @segs segments) joins the queue. */
+static int decbit_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
+			      struct sk_buff **to_free)
+{
+	struct decbit_sched_data *q = qdisc_priv(sch);
+	bool congested, input = decbit_is_input(q, skb);
+	u32 segs = decbit_segs(skb);
+
+	congested = decbit_avg_arrival(&q->avg, &q->params, ktime_get_ns(),
+				       decbit_backlog(sch));
+
+	if (unlikely((u64)q->segs + segs > sch->limit)) {
+		q->overlimit_dropped += segs;
+		return qdisc_drop(skb, sch, to_free);
+	}
+	if (q->pool) {
+		switch (decbit_pool_take(q->pool, input, segs)) {
+		case DECBIT_POOL_ADMIT:
+			break;
+		case DECBIT_POOL_IBL:
+			q->ibl_dropped += segs;
+			return qdisc_drop(skb, sch, to_free);
+		case DECBIT_POOL_FULL:
+			q->pool_dropped += segs;
+			return qdisc_drop(skb, sch, to_free);
+		}
+	}
+	if (congested) {
+		/* every segment carries the mark: count them all */
+		if (INET_ECN_set_ce(skb)) {
+			q->marked += segs;
+		} else if (q->nonect == TC_DECBIT_NONECT_PASS) {
+			q->nonect_passed += segs;
+		} else {
+			if (q->pool)
+				decbit_pool_charge(q->pool, -(s64)segs,
+						   input ? -(s64)segs : 0);
+			q->nonect_dropped += segs;
+			qdisc_qstats_overlimit(sch);
+			return qdisc_drop(skb, sch, to_free);
+		}
+	}
+	decbit_cb(skb)->segs = segs;
+	decbit_cb(skb)->input = input;
+	q->segs += segs;
+	if (input)
+		q->input_segs += segs;
+	q->skbs++;
+	return qdisc_enqueue_tail(skb, sch);
+}
+
+/*
+ * Paced, the qdisc is the bottleneck and serves packets one by one: a GSO
+ * skb is split here (as tbf and cake do) so that each segment arrives, is
+ * averaged, marked and served as the packet it will be on the wire.
+ */
+static int decbit_enqueue_split(struct sk_buff *skb, struct Qdisc *sch,
+				struct sk_buff **to_free)
+{
+	netdev_features_t features = netif_skb_features(skb);
+	unsigned int len = 0, prev_len = qdisc_pkt_len(skb), n = 0;
+	struct sk_buff *segs, *next;
+
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs))
+		return qdisc_drop(skb, sch, to_free);
+
+	skb_list_walk_safe(segs, segs, next) {
+		skb_mark_not_on_list(segs);
+		qdisc_skb_cb(segs)->pkt_len = segs->len;
+		len += segs->len;
+		if (decbit_enqueue_one(segs, sch, to_free) == NET_XMIT_SUCCESS)
+			n++;
+		else
+			len -= segs->len;
+	}
+	/* the parents counted one skb of prev_len bytes */
+	if (n != 1)
+		qdisc_tree_reduce_backlog(sch, 1 - (int)n, (int)(prev_len - len));
+	consume_skb(skb);
+	return n ? NET_XMIT_SUCCESS : NET_XMIT_DROP;
 }
 
 static int decbit_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			  struct sk_buff **to_free)
 {
 	struct decbit_sched_data *q = qdisc_priv(sch);
-	bool congested, input = decbit_is_input(q, skb);
 
-	congested = decbit_avg_arrival(&q->avg, &q->params, ktime_get_ns(),
-				       sch->q.qlen);
-
-	if (unlikely(sch->q.qlen >= sch->limit)) {
-		q->overlimit_dropped++;
-		return qdisc_drop(skb, sch, to_free);
-	}
-	if (q->pool) {
-		switch (decbit_pool_take(q->pool, input)) {
-		case DECBIT_POOL_ADMIT:
-			break;
-		case DECBIT_POOL_IBL:
-			q->ibl_dropped++;
-			return qdisc_drop(skb, sch, to_free);
-		case DECBIT_POOL_FULL:
-			q->pool_dropped++;
-			return qdisc_drop(skb, sch, to_free);
-		}
-	}
-	if (congested) {
-		if (INET_ECN_set_ce(skb)) {
-			q->marked++;
-		} else if (q->nonect == TC_DECBIT_NONECT_PASS) {
-			q->nonect_passed++;
-		} else {
-			if (q->pool)
-				decbit_pool_charge(q->pool, -1, -(int)input);
-			q->nonect_dropped++;
-			qdisc_qstats_overlimit(sch);
-			return qdisc_drop(skb, sch, to_free);
-		}
-	}
-	decbit_cb(skb)->input = input;
-	if (input)
-		q->input_qlen++;
-	return qdisc_enqueue_tail(skb, sch);
+	if (q->rate && skb_is_gso(skb))
+		return decbit_enqueue_split(skb, sch, to_free);
+	return decbit_enqueue_one(skb, sch, to_free);
 }
 
 /* Paced and the packet in service has not left yet: come back then. */
@@ -280,7 +402,7 @@ static struct sk_buff *decbit_dequeue(struct Qdisc *sch)
 		start = now - q->avg.busy_until < len_ns ? q->avg.busy_until : now;
 		until = start + len_ns;
 	}
-	decbit_avg_service(&q->avg, now, sch->q.qlen, until);
+	decbit_avg_service(&q->avg, now, decbit_backlog(sch), until);
 	skb = qdisc_dequeue_head(sch);
 	decbit_release(q, skb);
 	return skb;
@@ -290,10 +412,12 @@ static void decbit_reset(struct Qdisc *sch)
 {
 	struct decbit_sched_data *q = qdisc_priv(sch);
 
-	if (q->pool && sch->q.qlen)
-		decbit_pool_charge(q->pool, -(int)sch->q.qlen,
-				   -(int)q->input_qlen);
-	q->input_qlen = 0;
+	/* only the own queue holds buffers: the core frees its requeued skbs */
+	if (q->pool)
+		decbit_pool_charge(q->pool, -(s64)q->segs, -(s64)q->input_segs);
+	q->segs = 0;
+	q->input_segs = 0;
+	q->skbs = 0;
 	qdisc_reset_queue(sch);
 	qdisc_watchdog_cancel(&q->watchdog);
 	decbit_avg_init(&q->avg);
@@ -440,7 +564,7 @@ static int decbit_pool_target(struct Qdisc *sch, struct nlattr **tb,
 		create = kzalloc(sizeof(*create), GFP_KERNEL);
 		if (!create)
 			return -ENOMEM;
-		spin_lock_init(&create->lock);
+		atomic64_set(&create->held, 0);
 		create->limit = nla_get_u32(tb[TCA_DECBIT_POOL_LIMIT]);
 		create->ibl = DECBIT_IBL_MAX;
 		create->input_limit = create->limit;
@@ -474,7 +598,7 @@ static int decbit_change(struct Qdisc *sch, struct nlattr *opt,
 		return err;
 
 	sch_tree_lock(sch);
-	decbit_avg_advance(&q->avg, ktime_get_ns(), sch->q.qlen);
+	decbit_avg_advance(&q->avg, ktime_get_ns(), decbit_backlog(sch));
 	if (tb[TCA_DECBIT_LIMIT])
 		WRITE_ONCE(sch->limit, nla_get_u32(tb[TCA_DECBIT_LIMIT]));
 	if (tb[TCA_DECBIT_THRESHOLD])
@@ -503,33 +627,43 @@ static int decbit_change(struct Qdisc *sch, struct nlattr *opt,
 		WRITE_ONCE(q->n_inputs, n);
 	}
 
-	/* Move this queue's charge to the new pool, which may overfill it. */
+	/*
+	 * Move the own queue's charge to the new pool, which may overfill it.
+	 * Requeued skbs hold no buffer: they were released when dequeued.
+	 */
 	if (pool != old) {
-		if (old && sch->q.qlen)
-			decbit_pool_charge(old, -(int)sch->q.qlen,
-					   -(int)q->input_qlen);
-		if (pool && sch->q.qlen)
-			decbit_pool_charge(pool, sch->q.qlen, q->input_qlen);
+		if (old)
+			decbit_pool_charge(old, -(s64)q->segs,
+					   -(s64)q->input_segs);
+		if (pool)
+			decbit_pool_charge(pool, q->segs, q->input_segs);
 		q->pool = pool;
 	}
+	/* the pool's settings change under RTNL; admission reads them racily */
 	if (pool && (tb[TCA_DECBIT_POOL_LIMIT] || tb[TCA_DECBIT_IBL])) {
-		spin_lock_bh(&pool->lock);
 		if (tb[TCA_DECBIT_POOL_LIMIT])
-			pool->limit = nla_get_u32(tb[TCA_DECBIT_POOL_LIMIT]);
+			WRITE_ONCE(pool->limit,
+				   nla_get_u32(tb[TCA_DECBIT_POOL_LIMIT]));
 		if (tb[TCA_DECBIT_IBL])
-			pool->ibl = nla_get_u32(tb[TCA_DECBIT_IBL]);
+			WRITE_ONCE(pool->ibl, nla_get_u32(tb[TCA_DECBIT_IBL]));
 		WRITE_ONCE(pool->input_limit,
 			   decbit_pool_input_limit(pool->limit, pool->ibl));
-		spin_unlock_bh(&pool->lock);
 	}
 
-	while (sch->q.qlen > sch->limit) {
+	/*
+	 * Trim the own queue to the new limit, from its head.  The skbs the
+	 * driver handed back (sch->gso_skb) are not decbit's any more: they
+	 * left its counts at dequeue and go first when the queue wakes.
+	 */
+	while (q->segs > sch->limit) {
 		struct sk_buff *skb = __qdisc_dequeue_head(&sch->q);
 
+		if (WARN_ON_ONCE(!skb))
+			break;
+		q->overlimit_dropped += decbit_cb(skb)->segs;
 		decbit_release(q, skb);
 		dropped_pkts++;
 		dropped_bytes += qdisc_pkt_len(skb);
-		q->overlimit_dropped++;
 		qdisc_qstats_backlog_dec(sch, skb);
 		rtnl_qdisc_drop(skb, sch);
 	}
@@ -537,7 +671,7 @@ static int decbit_change(struct Qdisc *sch, struct nlattr *opt,
 	sch_tree_unlock(sch);
 
 	if (pool != old)
-		decbit_pool_put(old);
+		decbit_pool_put(dev_net(qdisc_dev(sch)), old);
 	return 0;
 }
 
@@ -552,7 +686,9 @@ static int decbit_init(struct Qdisc *sch, struct nlattr *opt,
 	q->nonect = TC_DECBIT_NONECT_PASS;
 	q->rate = 0;
 	q->pool = NULL;
-	q->input_qlen = 0;
+	q->segs = 0;
+	q->input_segs = 0;
+	q->skbs = 0;
 	q->n_inputs = 0;
 	decbit_avg_init(&q->avg);
 	qdisc_watchdog_init(&q->watchdog, sch);
@@ -568,10 +704,9 @@ static void decbit_destroy(struct Qdisc *sch)
 
 	qdisc_watchdog_cancel(&q->watchdog);
 	/* the core reset the queue first: only an empty qdisc leaves a pool */
-	if (q->pool && sch->q.qlen)
-		decbit_pool_charge(q->pool, -(int)sch->q.qlen,
-				   -(int)q->input_qlen);
-	decbit_pool_put(q->pool);
+	if (q->pool)
+		decbit_pool_charge(q->pool, -(s64)q->segs, -(s64)q->input_segs);
+	decbit_pool_put(dev_net(qdisc_dev(sch)), q->pool);
 	q->pool = NULL;
 }
 
@@ -627,19 +762,19 @@ static int decbit_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.overlimit_dropped = q->overlimit_dropped,
 		.cycles		= q->avg.cycles,
 		.avg		= decbit_avg_milli(&q->avg, ktime_get_ns(),
-						   sch->q.qlen),
+						   decbit_backlog(sch)),
 		.congested	= q->avg.congested,
 		.ibl_dropped	= q->ibl_dropped,
 		.pool_dropped	= q->pool_dropped,
-		.input_qlen	= q->input_qlen,
+		.input_qlen	= q->input_segs,
 	};
 	pool = q->pool;
 	if (pool) {
-		spin_lock_bh(&pool->lock);
-		st.pool_used = pool->used;
-		st.pool_input = pool->input;
-		st.pool_input_limit = pool->input_limit;
-		spin_unlock_bh(&pool->lock);
+		s64 held = atomic64_read(&pool->held);
+
+		st.pool_used = (u32)held;
+		st.pool_input = (u32)((u64)held >> 32);
+		st.pool_input_limit = READ_ONCE(pool->input_limit);
 	}
 	sch_tree_unlock(sch);
 
@@ -662,14 +797,47 @@ static struct Qdisc_ops decbit_qdisc_ops __read_mostly = {
 };
 MODULE_ALIAS_NET_SCH("decbit");
 
+static int __net_init decbit_net_init(struct net *net)
+{
+	struct decbit_net *dn = net_generic(net, decbit_net_id);
+
+	mutex_init(&dn->lock);
+	INIT_LIST_HEAD(&dn->pools);
+	return 0;
+}
+
+/* The namespace's devices, and with them its qdiscs, are gone by now. */
+static void __net_exit decbit_net_exit(struct net *net)
+{
+	struct decbit_net *dn = net_generic(net, decbit_net_id);
+
+	WARN_ON_ONCE(!list_empty(&dn->pools));
+}
+
+static struct pernet_operations decbit_net_ops = {
+	.init	= decbit_net_init,
+	.exit	= decbit_net_exit,
+	.id	= &decbit_net_id,
+	.size	= sizeof(struct decbit_net),
+};
+
 static int __init decbit_module_init(void)
 {
-	return register_qdisc(&decbit_qdisc_ops);
+	int err;
+
+	err = register_pernet_subsys(&decbit_net_ops);
+	if (err)
+		return err;
+	err = register_qdisc(&decbit_qdisc_ops);
+	if (err)
+		unregister_pernet_subsys(&decbit_net_ops);
+	return err;
 }
 
 static void __exit decbit_module_exit(void)
 {
 	unregister_qdisc(&decbit_qdisc_ops);
+	unregister_pernet_subsys(&decbit_net_ops);
 }
 
 module_init(decbit_module_init);

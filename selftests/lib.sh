@@ -251,6 +251,22 @@ for _ in range(int(sys.argv[2])):
 ' "$2" "$3" "${4:-0}"
 }
 
+# udp_burst NS ADDR COUNT: COUNT bursts of 40 1400-byte datagrams, each
+# burst one UDP_SEGMENT send (segmented on the way out, so they arrive
+# back to back in one softirq batch)
+udp_burst() {
+	ip netns exec "$1" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_UDP, 103, 1400)    # UDP_SEGMENT
+for _ in range(int(sys.argv[2])):
+    try:
+        s.sendto(bytes(1400 * 40), (sys.argv[1], 9))
+    except OSError:
+        pass
+' "$2" "$3"
+}
+
 require_cmd() {
 	local c
 	for c in "$@"; do
@@ -317,3 +333,40 @@ hbh_chain() {
 
 # between X LO HI: LO <= X <= HI (numbers, awk's comparison)
 between() { fcmp "$1" '>=' "$2" && fcmp "$1" '<=' "$3"; }
+
+# nic_dev PAIR SIDE: the guest's name of a real NIC that tools/vm --nics
+# gave it (virtio-net, MAC 52:54:00:ca:0P:0S), empty if there is none
+nic_dev() {
+	ip -o link | awk -v m="52:54:00:ca:0$1:0$2" '$0 ~ "link/ether " m {
+		sub(":$", "", $2); sub("@.*", "", $2); print $2; exit }'
+}
+
+# nic_router: h0 - r - h1 over two back-to-back pairs of real NICs (pair 0:
+# h0 "nic0" 10.50.0.1 - r "nic0" 10.50.0.2; pair 1: r "nic1" 10.51.0.1 -
+# h1 "nic0" 10.51.0.2), four queue pairs each, offloads at the driver's
+# defaults (GRO, GSO, TSO on).  Sets $H0, $R, $H1; skips the test without
+# the NICs (tools/vm --nics 2).  The NICs go back to the initial namespace
+# when the namespaces are deleted.
+nic_router() {
+	local d ns name addr
+	setup_ns H0 R H1 || return 1
+	for d in "0 0 $H0 nic0 10.50.0.1" "0 1 $R nic0 10.50.0.2" \
+		 "1 0 $R nic1 10.51.0.1" "1 1 $H1 nic0 10.51.0.2"; do
+		set -- $d
+		name=$(nic_dev "$1" "$2")
+		if [ -z "$name" ]; then
+			echo "# SKIP: no real NICs (boot with tools/vm --nics 2)"
+			exit $ksft_skip
+		fi
+		ns=$3
+		ip link set dev "$name" down
+		ip link set dev "$name" netns "$ns" name "$4" || return 1
+		ip netns exec "$ns" ethtool -L "$4" combined 4 >/dev/null 2>&1
+		ip -n "$ns" addr add "$5/24" dev "$4"
+		ip -n "$ns" link set dev "$4" up
+	done
+	ip -n "$H0" route add default via 10.50.0.2
+	ip -n "$H1" route add default via 10.51.0.1
+	# the router's neighbours, so that the first packets are not queued
+	busywait 5000 ip netns exec "$H0" ping -c1 -W1 10.51.0.2 >/dev/null
+}

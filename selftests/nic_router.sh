@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The qdiscs on a router between real NIC drivers with offloads at their
+# defaults: virtio-net, four queue pairs, GRO, GSO and TSO on (the senders
+# send TSO super-packets, the router's GRO rebuilds them).  Needs the NICs
+# of tools/vm --nics 2 (make check boots with them); skipped without.
+#
+#   h0 =nic0/nic0=> r =nic1/nic0=> h1
+#
+# 1. decbit under mq on r's egress, one instance per transmit queue: the
+#    instances that carried traffic, and the CE the receiver counts equals
+#    the sum of their "marked" (threshold 0.001: nearly everything marked).
+# 2. decbit as the root of the four-queue NIC, paced at 40 Mbit/s with
+#    threshold 2: receiver CE = marked, no drops, the rate not exceeded.
+# 3. Requeues: the NIC's byte queue limit (BQL, virtio-net has it from 6.9)
+#    set to 3000 bytes stops its queues all the time, so the core parks
+#    packets on decbit's requeue list; under that load the limit shrinks to
+#    1, the qdisc moves between pools, the NIC goes down and up: both pools
+#    back at 0, no oops.
+# 4. hbh on h0's and r's egresses: r's reports cross the driver to h0 and
+#    are applied there, none rejected.
+
+. "$(dirname "$0")/lib.sh"
+
+require_cmd tc iperf3 nstat ethtool jq
+require_module sch_decbit sch_hbh
+
+ktap_header 14
+
+nic_router || exit $ksft_fail
+for ns in "$H0" "$H1"; do
+	ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn=1 net.ipv4.tcp_congestion_control=cubic
+done
+big_buffers "$H0" "$H1"
+# The receiver counts CE per packet (IpExtInCEPkts) only for what it
+# segments or merges itself: a super-packet the host hands a virtio guest
+# whole (guest TSO, "rx-gro-hw") counts once.  The receiver is not under
+# test: it takes MTU frames and merges them with its own GRO.
+ip netns exec "$H1" ethtool -K nic0 rx-gro-hw off >/dev/null 2>&1
+off=$(ip netns exec "$R" ethtool -k nic1 | grep -E '^(generic-receive|generic-segmentation|tcp-segmentation)-offload' | tr -s '\n\t ' ' ')
+nq=$(ip netns exec "$R" sh -c 'ls -d /sys/class/net/nic1/queues/tx-*' | wc -l)
+log "r's egress: $(ip netns exec "$R" ethtool -i nic1 | sed -n 's/^driver: //p'), $nq tx queues, $off"
+offloads_on() { [ "$nq" = 4 ] && [[ $off != *": off"* ]] && [[ $off == *"generic-receive-offload: on"* ]]; }
+check "real_nic_offloads_on ($nq queues)" offloads_on
+
+ip netns exec "$H1" iperf3 -s >/dev/null 2>&1 &
+PIDS+=($!)
+busywait 10000 ip netns exec "$H1" sh -c 'ss -ltn | grep -q ":5201 "'
+
+ce() { nstat_get "$H1" IpExtInCEPkts; }
+flows() {	# flows SECS PARALLEL: cubic ECN flows h0 -> h1
+	ip netns exec "$H0" iperf3 -c 10.51.0.2 -t "$1" -P "$2" -J 2>/dev/null |
+		jq '.end.sum_received.bits_per_second // 0'
+}
+# the decbit instances under r's mq, one line each: "handle packets marked"
+mq_stats() {
+	tc -n "$R" -s -j qdisc show dev nic1 |
+		jq -r '.[] | select(.kind == "decbit") | "\(.handle) \(.packets) \(.marked)"'
+}
+
+# 1: mq
+tc -n "$R" qdisc replace dev nic1 root handle 1: mq
+for i in 1 2 3 4; do
+	tc -n "$R" qdisc add dev nic1 parent "1:$i" handle "$((i + 10)):" decbit threshold 0.001
+done
+ce0=$(ce)
+bps=$(flows 4 8)
+ce1=$(ce)
+stats=$(mq_stats)
+log "mq: $(echo $stats | tr '\n' ' ') (handle packets marked); receiver CE $((ce1 - ce0)), $bps bit/s"
+used=$(awk '$2 > 0' <<<"$stats" | wc -l)
+marked=$(awk '{ s += $3 } END { print s + 0 }' <<<"$stats")
+check "mq_instances_used ($used of 4)" test "$used" -ge 2
+check "mq_marked_equals_receiver_ce ($marked = $((ce1 - ce0)))" test "$marked" = "$((ce1 - ce0))" -a "$marked" -gt 1000
+
+# 2: a paced root on the multiqueue NIC
+tc -n "$R" qdisc del dev nic1 root
+tc -n "$R" qdisc add dev nic1 root decbit rate 40mbit threshold 2
+ce0=$(ce)
+bps=$(flows 5 2)
+ce1=$(ce)
+marked=$(qdisc_stat "$R" nic1 marked)
+log "root, rate 40mbit threshold 2: $bps bit/s, marked $marked, receiver CE $((ce1 - ce0)), drops $(qdisc_stat "$R" nic1 drops), requeues $(qdisc_stat "$R" nic1 requeues)"
+check "paced_marked_equals_receiver_ce ($marked = $((ce1 - ce0)))" test "$marked" = "$((ce1 - ce0))" -a "$marked" -gt 100
+check "paced_no_drops" test "$(qdisc_stat "$R" nic1 drops)" = 0
+check "paced_rate_held ($bps bit/s)" between "$bps" 10000000 41000000
+
+# 3: requeues
+for d in dum1 dum2; do
+	ip -n "$R" link add $d type dummy && ip -n "$R" link set $d up
+done
+tc -n "$R" qdisc add dev dum1 root decbit pool 1 pool_limit 400
+tc -n "$R" qdisc add dev dum2 root decbit pool 2 pool_limit 400
+tc -n "$R" qdisc replace dev nic1 root decbit pool 1 limit 400
+bql() { ip netns exec "$R" sh -c "for q in /sys/class/net/nic1/queues/tx-*/byte_queue_limits; do echo $1 > \$q/limit_max; done"; }
+bql 3000
+ip netns exec "$H0" iperf3 -c 10.51.0.2 -t 30 -P 8 >/dev/null 2>&1 &
+load=$!
+busywait 5000 sh -c "[ \$(tc -n $R -s -j qdisc show dev nic1 | jq '.[0].packets') -gt 1000 ]"
+sleep 1
+rq=$(qdisc_stat "$R" nic1 requeues)
+bql_limit=$(ip netns exec "$R" cat /sys/class/net/nic1/queues/tx-0/byte_queue_limits/limit)
+log "under load: requeues $rq, BQL limit of tx-0 $bql_limit (0: the driver has no BQL)"
+if [ "$bql_limit" -gt 0 ]; then
+	check "requeues_happen ($rq)" test "$rq" -gt 10
+else
+	ktap_result skip "requeues_happen" "this kernel's virtio-net has no BQL (requeues $rq)"
+fi
+churn() {
+	local i
+	for i in $(seq 1 20); do
+		tc -n "$R" qdisc change dev nic1 root decbit limit 1 &&
+		tc -n "$R" qdisc change dev nic1 root decbit limit 400 &&
+		tc -n "$R" qdisc change dev nic1 root decbit pool 2 &&
+		tc -n "$R" qdisc change dev nic1 root decbit pool 1 || return 1
+	done
+	for i in 1 2 3; do
+		ip -n "$R" link set nic1 down && ip -n "$R" link set nic1 up || return 1
+		sleep 0.5
+	done
+}
+check "changes_and_flaps_under_requeues" churn
+log "requeues after the changes: $(qdisc_stat "$R" nic1 requeues)"
+kill "$load" 2>/dev/null
+wait "$load" 2>/dev/null
+busywait 5000 sh -c "[ \$(tc -n $R -s -j qdisc show dev nic1 | jq '.[0].qlen') = 0 ]"
+u1=$(qdisc_stat "$R" dum1 pool_used) u2=$(qdisc_stat "$R" dum2 pool_used)
+check "pools_empty_after_load (pool 1: $u1, pool 2: $u2)" test "$u1" = 0 -a "$u2" = 0
+bql max
+
+# 4: hbh reports across the driver
+tc -n "$R" qdisc replace dev nic1 root hbh rate 40mbit hoprtt 2ms
+tc -n "$H0" qdisc replace dev nic0 root hbh rate 200mbit hoprtt 2ms
+bps=$(flows 4 2)
+sent=$(qdisc_stat "$R" nic1 fb_sent) got=$(qdisc_stat "$H0" nic0 fb_received)
+rej=$(qdisc_stat "$H0" nic0 fb_rejected) ctl=$(qdisc_stat "$H0" nic0 controlled)
+log "hbh: $bps bit/s; r sent $sent reports, h0 received $got, rejected $rej, ignored $(qdisc_stat "$H0" nic0 fb_entries_ignored)"
+check "hbh_reports_sent ($sent)" test "$sent" -gt 100
+check "hbh_reports_received_across_nic ($got)" test "$got" -gt 100
+check "hbh_no_report_rejected ($rej)" test "$rej" = 0
+check "hbh_rate_held ($bps bit/s)" between "$bps" 25000000 42000000
+
+ktap_finish

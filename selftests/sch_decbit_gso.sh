@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sch_decbit on a router with offloads on: GRO at the router's ingress
+# builds super-packets of up to 64 KB, TSO/GSO at the senders.  Every count
+# of the qdisc is in packets on the wire (a GSO skb counts its segments;
+# paced, it is split at enqueue), so the CE-marked packets the receiver
+# counts (IpExtInCEPkts) equal the qdisc's "marked".
+#
+#   s1, s2 =(veth, TSO/GSO on)=> r (GRO on rs*, decbit on rd0) =(veth)=> d
+#
+# Paced: two cubic ECN flows through decbit rate 40mbit threshold 2.
+# Unpaced: decbit threshold 0.001 as the root of rd0 (no bottleneck: it
+# marks nearly every packet), the same two flows.
+
+. "$(dirname "$0")/lib.sh"
+
+require_cmd tc iperf3 nstat ethtool
+require_module sch_decbit
+
+ktap_header 6
+
+setup_ns S1 S2 R D || exit $ksft_fail
+for i in 1 2; do
+	s=$(eval echo "\$S$i")
+	ip link add name eth0 netns "$s" type veth peer name "rs$i" netns "$R" &&
+	ip -n "$s" addr add "10.0.$i.1/24" dev eth0 &&
+	ip -n "$R" addr add "10.0.$i.254/24" dev "rs$i" &&
+	ip -n "$s" link set eth0 up && ip -n "$R" link set "rs$i" up &&
+	ip -n "$s" route add default via "10.0.$i.254" || exit $ksft_fail
+	# a router's default: GRO on its ingress (veth needs it asked for)
+	ip netns exec "$R" ethtool -K "rs$i" gro on >/dev/null
+	ip netns exec "$s" sysctl -qw net.ipv4.tcp_ecn=1 net.ipv4.tcp_congestion_control=cubic
+done
+ip link add name rd0 netns "$R" type veth peer name eth0 netns "$D" &&
+ip -n "$R" addr add 10.9.0.1/24 dev rd0 && ip -n "$D" addr add 10.9.0.2/24 dev eth0 &&
+ip -n "$R" link set rd0 up && ip -n "$D" link set eth0 up &&
+ip -n "$D" route add default via 10.9.0.1 || exit $ksft_fail
+ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=1
+big_buffers "$S1" "$S2" "$D"
+log "offloads at r's ingress: $(ip netns exec "$R" ethtool -k rs1 | grep -E '^(generic-receive|tcp-segmentation)-offload' | tr '\n' ' ')"
+
+for p in 5201 5202; do
+	ip netns exec "$D" iperf3 -s -p $p >/dev/null 2>&1 &
+	PIDS+=($!)
+done
+busywait 10000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5202 "'
+
+# two_flows SECS: one cubic ECN flow from each sender
+two_flows() {
+	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -t "$1" >/dev/null 2>&1 &
+	local p1=$!
+	ip netns exec "$S2" iperf3 -c 10.9.0.2 -p 5202 -t "$1" >/dev/null 2>&1
+	wait $p1
+}
+ce() { nstat_get "$D" IpExtInCEPkts; }
+
+# phase QDISC-OPTIONS...: the receiver's CE count against the qdisc's
+phase() {
+	local ce0 ce1 m0 m1 gro0 gro1
+	tc -n "$R" qdisc del dev rd0 root 2>/dev/null
+	tc -n "$R" qdisc add dev rd0 root decbit "$@"
+	ce0=$(ce) m0=$(qdisc_stat "$R" rd0 marked) gro0=$(gro_skbs)
+	two_flows 4
+	ce1=$(ce) m1=$(qdisc_stat "$R" rd0 marked) gro1=$(gro_skbs)
+	P_CE=$((ce1 - ce0)) P_MARKED=$((m1 - m0))
+	log "decbit $*: receiver CE $P_CE, qdisc marked $P_MARKED of $(qdisc_stat "$R" rd0 packets) packets; r's ingress merged $((gro1 - gro0)) super-packets"
+}
+# packets r's ingress received, less the skbs it passed up: what GRO merged
+gro_skbs() {
+	ip netns exec "$R" cat /sys/class/net/rs1/statistics/rx_packets /sys/class/net/rs2/statistics/rx_packets |
+		awk '{ s += $1 } END { print s }'
+}
+
+phase rate 40mbit threshold 2
+check "paced_marks_some ($P_MARKED)" test "$P_MARKED" -gt 100
+check "paced_marked_equals_receiver_ce ($P_MARKED = $P_CE)" test "$P_MARKED" = "$P_CE"
+check "paced_no_drops" test "$(qdisc_stat "$R" rd0 drops)" = 0
+
+phase threshold 0.001
+check "unpaced_marks_some ($P_MARKED)" test "$P_MARKED" -gt 1000
+check "unpaced_marked_equals_receiver_ce ($P_MARKED = $P_CE)" test "$P_MARKED" = "$P_CE"
+check "unpaced_no_drops" test "$(qdisc_stat "$R" rd0 drops)" = 0
+
+ktap_finish
