@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Per-packet cost of sch_decbit and sch_hbh on a router between real NICs
+# (virtio-net, four queue pairs, GRO on: selftests/lib.sh nic_router), as
+# ratios within one boot: decbit against pfifo, hbh against fq with 1 000
+# and with 10 000 flows.  Run it in a VM with the NICs:
+#
+#   tools/vm --nics 2 --cpus 1 6.12 -- tools/bench/nic_pps.sh [ROUNDS] [SECONDS]
+#
+# pktgen on h0 sends 60-byte UDP frames as fast as it can, from FLOWS
+# source ports at random; each round replaces r's root qdisc on its egress
+# in turn (the order rotates every round), waits one second and counts
+# what the new qdisc sends in SECONDS.  Every round gives its own ratios,
+# so a drift in the host's speed cancels out.  hbh runs with a rate far
+# above what the router forwards, so that it measures its per-flow work,
+# not its shaper.
+#
+# Writes results/bench/nic_pps-<kernel>.json and prints a table.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/selftests/lib.sh"
+rounds=${1:-30}
+secs=${2:-2}
+krel=$(uname -r)
+out=$top/results/bench
+mkdir -p "$out"
+
+for m in sch_decbit sch_hbh; do
+	grep -q "^$m " /proc/modules || insmod "$top/build/$krel/$m/$m.ko" || exit 1
+done
+modprobe pktgen || { echo "# pktgen is not available" >&2; exit 4; }
+nic_router >/dev/null || exit 1
+
+pg() {	# pg FILE CMD: one pktgen command in h0
+	ip netns exec "$H0" sh -c "echo '$2' > /proc/net/pktgen/$1" ||
+		{ echo "# pktgen: '$2' refused" >&2; return 1; }
+}
+rmac=$(ip -n "$R" -br link show nic0 | awk '{ print $3 }')
+start_pktgen() {	# start_pktgen FLOWS
+	pg kpktgend_0 rem_device_all && pg kpktgend_0 "add_device nic0" || return 1
+	local c
+	for c in "count 0" "clone_skb 0" "pkt_size 60" "delay 0" \
+		 "dst 10.51.0.2" "dst_mac $rmac" "udp_dst_min 9" "udp_dst_max 9" \
+		 "udp_src_min 1" "udp_src_max $1" "flag UDPSRC_RND"; do
+		pg nic0 "$c" || return 1
+	done
+	ip netns exec "$H0" sh -c 'echo start > /proc/net/pktgen/pgctrl' &
+	PIDS+=($!)
+}
+stop_pktgen() {
+	ip netns exec "$H0" sh -c 'echo stop > /proc/net/pktgen/pgctrl' 2>/dev/null
+	wait "${PIDS[-1]}" 2>/dev/null
+}
+now_ns() { date +%s%N; }
+run() {	# run QDISC ARGS...: packets per second the new root qdisc sends
+	local p0 p1 t0 t1
+	tc -n "$R" qdisc del dev nic1 root 2>/dev/null
+	tc -n "$R" qdisc add dev nic1 root "$@" || return 1
+	sleep 1
+	t0=$(now_ns); p0=$(qdisc_stat "$R" nic1 packets)
+	sleep "$secs"
+	t1=$(now_ns); p1=$(qdisc_stat "$R" nic1 packets)
+	echo $(((p1 - p0) * 1000000000 / (t1 - t0)))
+}
+
+# pass FLOWS ARM...: ROUNDS rounds over the arms, one "name v1 v2 ..." line per arm
+pass() {
+	local flows=$1 i k a n v
+	shift
+	local -a arms=("$@") vals=()
+	n=${#arms[@]}
+	start_pktgen "$flows" || exit 1
+	for i in $(seq 1 "$rounds"); do
+		local line="# $flows flows, round $i:"
+		for k in $(seq 0 $((n - 1))); do
+			a=$(((k + i) % n))
+			read -ra spec <<<"${arms[$a]}"
+			v=$(run "${spec[@]}") || exit 1
+			vals[a]="${vals[a]:-} $v"
+			line="$line ${spec[0]} $v"
+		done
+		echo "$line pps" >&2
+	done
+	stop_pktgen
+	for k in $(seq 0 $((n - 1))); do
+		read -ra spec <<<"${arms[$k]}"
+		echo "${spec[0]}@$flows${vals[k]}"
+	done
+}
+res=$( (pass 1000 "pfifo limit 1000" "decbit limit 1000" "fq" "hbh rate 10gbit";
+	pass 10000 "fq" "hbh rate 10gbit") )
+cleanup
+trap - EXIT
+rmmod pktgen 2>/dev/null
+
+python3 - "$out/nic_pps-$krel.json" "$krel" <<PY
+import json, statistics, sys
+path, krel = sys.argv[1], sys.argv[2]
+pps = {}
+for line in """$res""".splitlines():
+    name, *v = line.split()
+    pps[name] = [int(x) for x in v]
+
+def ratio(a, b):
+    r = sorted(x / y for x, y in zip(pps[a], pps[b]) if y > 0)
+    q = statistics.quantiles(r, n=4) if len(r) > 1 else [r[0]] * 3
+    return {"median": round(statistics.median(r), 3), "iqr": [round(q[0], 3), round(q[2], 3)],
+            "rounds": len(r)}
+
+res = {"kernel": krel, "load": "pktgen 60-byte UDP, virtio-net router, GRO on",
+       "pps": pps, "median_pps": {k: statistics.median(v) for k, v in pps.items()},
+       "decbit/pfifo": ratio("decbit@1000", "pfifo@1000"),
+       "hbh/fq (1000 flows)": ratio("hbh@1000", "fq@1000"),
+       "hbh/fq (10000 flows)": ratio("hbh@10000", "fq@10000")}
+json.dump(res, open(path, "w"), indent=1)
+m = res["median_pps"]
+print("| kernel | pfifo | decbit | fq 1k | hbh 1k | fq 10k | hbh 10k | decbit/pfifo | hbh/fq 1k | hbh/fq 10k |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+cells = [f"{x['median']:.3f} ({x['iqr'][0]:.3f}-{x['iqr'][1]:.3f})"
+         for x in (res["decbit/pfifo"], res["hbh/fq (1000 flows)"], res["hbh/fq (10000 flows)"])]
+print(f"| {krel} | " + " | ".join(f"{m[k]:.0f}" for k in ("pfifo@1000", "decbit@1000", "fq@1000", "hbh@1000", "fq@10000", "hbh@10000"))
+      + " | " + " | ".join(cells) + " |")
+print(f"(pps: medians over $rounds rounds; ratios: median of the per-round ratios, interquartile range in brackets)")
+PY
