@@ -42,6 +42,8 @@ modules:
 		for s in $(MODSRC); do rm -rf $$out/$$s; cp -rs $(TOP)/$$s $$out/$$s; done; \
 		echo "  MODULES $$k"; \
 		$(MAKE) -s -C $(call kdir,$$k) M=$$out CONFIG_DEBUG_INFO_BTF_MODULES= modules; \
+		rm -rf $$out/testmod; mkdir -p $$out/testmod; cp -rs $(TOP)/selftests/stopdev $$out/testmod/stopdev; \
+		$(MAKE) -s -C $(call kdir,$$k) M=$$out/testmod/stopdev CONFIG_DEBUG_INFO_BTF_MODULES= modules; \
 	done
 
 tc:

@@ -13,13 +13,22 @@
 # Under UDP load: limit shrunk to 1 and back, the qdisc moved between two
 # pools, the ifb taken down and up, the qdisc replaced; no oops, no
 # warning, and both pools back at 0 buffers once the traffic stops.
+#
+# Then, deterministically, on congavoid_stopdev (a test NIC whose queues
+# the test stops, built from selftests/stopdev): the queue stops after the
+# first segment of a 40-segment UDP GSO packet, so the core parks the other
+# 39 on decbit's requeue list, and a second GSO packet waits in decbit's
+# own queue.  Pool moves and a link reset must leave each pool holding
+# exactly the own queue, then nothing; "limit 1" must trim the own queue
+# only (the old code took the requeued packets for its own: a NULL
+# dequeue once its list was empty, a pool count wrapped below zero).
 
 . "$(dirname "$0")/lib.sh"
 
 require_cmd tc python3
 require_module sch_decbit ifb
 
-ktap_header 6
+ktap_header 13
 
 setup_ns S R D || exit $ksft_fail
 veth_pair "$S" eth0 "$R" rs0 10.1.0.1 10.1.0.254 &&
@@ -59,30 +68,30 @@ rq=$(st requeues)
 log "requeues under load: $rq"
 check "requeues_happen ($rq)" test "${rq:-0}" -gt 100
 
-# 2: limit 1 while packets wait on the requeue list, 80 times
+# 2: limit 1 while packets wait on the requeue list, 50 times
 shrink() {
 	local i
-	for i in $(seq 1 40); do
+	for i in $(seq 1 25); do
 		rt qdisc change dev ifb0 root decbit limit 1 || return 1
 		rt qdisc change dev ifb0 root decbit limit 200 || return 1
 	done
 }
 check "change_limit_1_under_requeues" shrink
 
-# 3: the qdisc moves between pools 1 and 2, 80 times
+# 3: the qdisc moves between pools 1 and 2, 50 times
 move() {
 	local i
-	for i in $(seq 1 40); do
+	for i in $(seq 1 25); do
 		rt qdisc change dev ifb0 root decbit pool 2 || return 1
 		rt qdisc change dev ifb0 root decbit pool 1 || return 1
 	done
 }
 check "pool_moves_under_requeues" move
 
-# 4: link down and up (the core resets the qdisc), 20 times
+# 4: link down and up (the core resets the qdisc), 10 times
 flap() {
 	local i
-	for i in $(seq 1 20); do
+	for i in $(seq 1 10); do
 		ip -n "$R" link set ifb0 down && ip -n "$R" link set ifb0 up || return 1
 	done
 }
@@ -99,5 +108,56 @@ check "pools_empty_after_load (pool 1: $u1, pool 2: $u2)" test "$u1" = 0 -a "$u2
 rt qdisc replace dev ifb0 root decbit pool 2
 u2=$(qdisc_stat "$R" dum2 pool_used)
 check "pool_empty_after_replace ($u2)" test "$u2" = 0
+
+# 7-13: the stopped NIC
+sd=$TOP_DIR/build/$(uname -r)/testmod/stopdev/congavoid_stopdev.ko
+insmod "$sd" || exit $ksft_fail
+stopdev_param() { echo "$2" > "/sys/module/congavoid_stopdev/parameters/$1"; }
+cleanup_stopdev() { cleanup; rmmod congavoid_stopdev 2>/dev/null; }
+trap cleanup_stopdev EXIT
+ip link set stopdev0 netns "$R" || exit $ksft_fail
+ip -n "$R" addr add 10.7.0.1/24 dev stopdev0
+ip -n "$R" link set stopdev0 up
+sst() { qdisc_stat "$R" stopdev0 "$1"; }
+pools() { echo "$(qdisc_stat "$R" dum1 pool_used) $(qdisc_stat "$R" dum2 pool_used)"; }
+# park: one 40-segment packet split by the core, 39 of them handed back,
+# then one more 40-segment packet in decbit's own queue
+park() {
+	stopdev_param stopped N
+	stopdev_param stop_after 1
+	udp_burst "$R" 10.7.0.2 1
+	udp_burst "$R" 10.7.0.2 1
+}
+rt qdisc replace dev stopdev0 root decbit pool 1 limit 200
+park
+log "parked: qlen $(sst qlen), requeues $(sst requeues), pool_used $(pools) (pool 1, pool 2)"
+check "requeue_list_holds_39 (qlen $(sst qlen))" test "$(sst qlen)" -ge 39
+p=$(pools)
+check "pool_holds_own_queue_only ($p)" test "$p" = "40 0"
+rt qdisc change dev stopdev0 root decbit pool 2
+p2=$(pools)
+rt qdisc change dev stopdev0 root decbit pool 1
+p1=$(pools)
+check "pool_moves_carry_own_queue ($p2, back: $p1)" test "$p2" = "0 40" -a "$p1" = "40 0"
+ip -n "$R" link set stopdev0 down
+ip -n "$R" link set stopdev0 up
+p=$(pools)
+check "link_reset_empties_pools ($p)" test "$p" = "0 0"
+
+# a fresh qdisc without a pool, so that nothing above can spoil this
+rt qdisc del dev stopdev0 root
+rt qdisc add dev stopdev0 root decbit limit 200
+park
+log "parked again: qlen $(sst qlen), overlimit_dropped $(sst overlimit_dropped)"
+check "limit_1_with_requeued_packets" rt qdisc change dev stopdev0 root decbit limit 1
+q=$(sst qlen) o=$(sst overlimit_dropped)
+check "limit_1_drops_own_queue_only (qlen $q, overlimit_dropped $o)" test "$q" = 39 -a "$o" = 40
+rt qdisc change dev stopdev0 root decbit limit 200 pool 1
+stopdev_param stopped N
+udp_burst "$R" 10.7.0.2 20
+busywait 3000 sh -c "[ \$(tc -n $R -s -j qdisc show dev stopdev0 | jq '.[0].qlen') = 0 ]"
+p=$(pools)
+check "queue_runs_again_pools_empty ($p, sent $(sst packets), pool_dropped $(sst pool_dropped))" \
+	test "$p" = "0 0" -a "$(sst pool_dropped)" = 0
 
 ktap_finish
