@@ -7,6 +7,9 @@
 #
 #   tools/vm 6.12 -- tools/bench/decbit_pps.sh [ROUNDS] [SECONDS]
 #
+# DECBIT_OPTS adds options to the decbit arm, e.g. "pool 1 pool_limit
+# 100000" to measure admission through a shared buffer pool.
+#
 # The load is pktgen (60-byte UDP frames, as fast as it can) on the
 # sender's veth, not a userspace sender: under TCG iperf3 itself is the
 # bottleneck and its rate swings by +-20% between runs, which hides a
@@ -65,7 +68,7 @@ run() {	# run QDISC ARGS...: packets per second the new root qdisc of rb0 sends
 # average and cycles are made of them), so it never bypasses.  bfifo with
 # a byte limit below the MTU runs the same FIFO code without the bypass;
 # it separates the cost of the qdisc path from that of the algorithm.
-arms=("pfifo limit 1000" "bfifo limit 1000" "decbit limit 1000")
+arms=("pfifo limit 1000" "bfifo limit 1000" "decbit limit 1000 ${DECBIT_OPTS:-}")
 declare -a pps_0 pps_1 pps_2
 for i in $(seq 1 "$rounds"); do
 	line="# round $i:"
