@@ -501,6 +501,12 @@ static int decbit_validate(struct nlattr **tb, struct Qdisc *sch,
 				    "decbit: hysteresis must be less than twice the threshold");
 		return -EINVAL;
 	}
+	if (tb[TCA_DECBIT_RATE] &&
+	    nla_get_u64(tb[TCA_DECBIT_RATE]) > DECBIT_RATE_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_RATE],
+				    "decbit: rate must be at most 8.8 Tbit/s");
+		return -EINVAL;
+	}
 	if (tb[TCA_DECBIT_NONECT] &&
 	    nla_get_u8(tb[TCA_DECBIT_NONECT]) > TC_DECBIT_NONECT_DROP) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_NONECT],

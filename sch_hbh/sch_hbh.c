@@ -1161,6 +1161,13 @@ static void hbh_destroy(struct Qdisc *sch)
 	q->hash = NULL;
 }
 
+/* Which of the dumped values follow rate: configured as 0. */
+static u8 hbh_derived(const struct hbh_sched_data *q)
+{
+	return (READ_ONCE(q->rise_cfg) ? 0 : TC_HBH_DERIVED_RISE) |
+	       (READ_ONCE(q->rate_min_cfg) ? 0 : TC_HBH_DERIVED_RATE_MIN);
+}
+
 static int hbh_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
 	struct hbh_sched_data *q = qdisc_priv(sch);
@@ -1182,7 +1189,8 @@ static int hbh_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u64_64bit(skb, TCA_HBH_RATE_MIN,
 			      READ_ONCE(q->params.rate_min), TCA_HBH_PAD) ||
 	    nla_put_u32(skb, TCA_HBH_HOPRTT, READ_ONCE(q->hoprtt)) ||
-	    nla_put_u8(skb, TCA_HBH_MODE, READ_ONCE(q->mode)))
+	    nla_put_u8(skb, TCA_HBH_MODE, READ_ONCE(q->mode)) ||
+	    nla_put_u8(skb, TCA_HBH_DERIVED, hbh_derived(q)))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 

@@ -15,6 +15,7 @@
 #include "tc_util.h"
 
 #include <congavoid/tc_decbit.h>
+#include "congavoid_tc.h"
 
 static void explain(void)
 {
@@ -28,7 +29,8 @@ static void explain(void)
 		"              0.001..1000000, up to 3 decimals (default 1)\n"
 		"  hysteresis  marking on above threshold+H/2, off below threshold-H/2;\n"
 		"              0 <= H < 2*threshold (default 0)\n"
-		"  rate        serve the queue at RATE (e.g. 10mbit); 0 = unpaced (default)\n"
+		"  rate        serve the queue at RATE (e.g. 10mbit, at most 8.8tbit);\n"
+		"              0 = unpaced (default)\n"
 		"  nonect      non-ECT packets while congested: pass (default) or drop\n"
 		"  pool        share a buffer pool with the decbit qdiscs of this\n"
 		"              namespace that name the same ID (1..4294967295; 0: none)\n"
@@ -102,8 +104,7 @@ static int decbit_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	while (argc > 0) {
 		if (strcmp(*argv, "limit") == 0) {
 			NEXT_ARG();
-			if (get_u32(&limit, *argv, 0) || !limit ||
-			    limit > DECBIT_LIMIT_MAX)
+			if (cav_get_packets(&limit, *argv, DECBIT_LIMIT_MAX))
 				return bad("limit", *argv);
 		} else if (strcmp(*argv, "threshold") == 0) {
 			NEXT_ARG();
@@ -118,8 +119,8 @@ static int decbit_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			have_hyst = true;
 		} else if (strcmp(*argv, "rate") == 0) {
 			NEXT_ARG();
-			if (**argv == '-' ||
-			    (strcmp(*argv, "0") && get_rate64(&rate, *argv)))
+			if (strcmp(*argv, "0") &&
+			    cav_get_rate(&rate, *argv, DECBIT_RATE_MAX))
 				return bad("rate", *argv);
 			have_rate = true;
 		} else if (strcmp(*argv, "nonect") == 0) {
@@ -137,8 +138,8 @@ static int decbit_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			have_pool = true;
 		} else if (strcmp(*argv, "pool_limit") == 0) {
 			NEXT_ARG();
-			if (get_u32(&pool_limit, *argv, 0) || !pool_limit ||
-			    pool_limit > DECBIT_LIMIT_MAX)
+			if (cav_get_packets(&pool_limit, *argv,
+					    DECBIT_LIMIT_MAX))
 				return bad("pool_limit", *argv);
 		} else if (strcmp(*argv, "ibl") == 0) {
 			NEXT_ARG();
@@ -176,8 +177,11 @@ static int decbit_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		argc--;
 		argv++;
 	}
-	if (have_hyst &&
-	    hyst >= 2ULL * (have_threshold ? threshold : 1000)) {
+	/*
+	 * Without a threshold in the same command the kernel checks the
+	 * hysteresis against the qdisc's own (a change need not repeat it).
+	 */
+	if (have_hyst && have_threshold && hyst >= 2ULL * threshold) {
 		fprintf(stderr, "decbit: hysteresis must be less than twice the threshold\n");
 		explain();
 		return -1;

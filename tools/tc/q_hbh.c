@@ -18,6 +18,7 @@
 #include "tc_util.h"
 
 #include <congavoid/tc_hbh.h>
+#include "congavoid_tc.h"
 
 static void explain(void)
 {
@@ -36,8 +37,9 @@ static void explain(void)
 		"  alpha       estimator gain, 0 < A <= 1, in 1/%u (default 0.4)\n"
 		"  beta        controller gain, 0 < B <= 1, in 1/%u (default 0.45)\n"
 		"  rise        gradual-start step per period, at most rate;\n"
-		"              0 = rate/64 (default)\n"
-		"  rate_min    lowest controlled rate, at most rate (default rate/1024)\n"
+		"              \"default\" (or 0): rate/64, following rate\n"
+		"  rate_min    lowest controlled rate, at most rate;\n"
+		"              \"default\": rate/1024, following rate\n"
 		"  hoprtt      feedback loop delay, 10us..4s (default 20ms)\n"
 		"  mode        hbh: every hop controls (default); e2e: only the source;\n"
 		"              fifo: one shaped drop-tail queue, no feedback\n"
@@ -57,33 +59,6 @@ static int conflict(const char *msg)
 	fprintf(stderr, "hbh: %s\n", msg);
 	explain();
 	return -1;
-}
-
-/*
- * A rate in bytes/s through tc's get_rate64(), which converts a double to
- * __u64 unchecked.  So first make sure the number is finite and not
- * negative, and price its unit alone (a million of them, so that "bit" does
- * not round to 0): if the whole would be far beyond HBH_RATE_MAX, refuse it
- * before get_rate64() can overflow.  The caller checks the exact bounds.
- */
-static int get_rate_bytes(__u64 *rate, const char *s)
-{
-	__u64 per_million;
-	char unit[64];
-	char *end;
-	double x;
-
-	x = strtod(s, &end);
-	if (end == s || !isfinite(x) || x < 0)
-		return -1;
-	if (strlen(end) >= sizeof(unit) - sizeof("1000000"))
-		return -1;
-	snprintf(unit, sizeof(unit), "1000000%s", end);
-	if (get_rate64(&per_million, unit))
-		return -1;
-	if (x * (per_million / 1e6) > 2.0 * HBH_RATE_MAX)
-		return -1;
-	return get_rate64(rate, s);
 }
 
 /*
@@ -136,9 +111,7 @@ static int get_gain(__u32 *val, const char *s)
 
 static int get_packets(__u32 *val, const char *s)
 {
-	if (get_u32(val, s, 0) || !*val || *val > HBH_LIMIT_MAX)
-		return -1;
-	return 0;
+	return cav_get_packets(val, s, HBH_LIMIT_MAX);
 }
 
 static const char * const hbh_modes[] = {
@@ -151,6 +124,7 @@ static int hbh_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			 struct nlmsghdr *n, const char *dev)
 {
 	bool have_rate = false, have_rise = false, have_setpoint = false;
+	bool have_rate_min = false;
 	__u32 limit = 0, flow_limit = 0, setpoint = 0;
 	__u32 period = 0, hoprtt = 0, alpha = 0, beta = 0;
 	__u64 rate = 0, rise = 0, rate_min = 0;
@@ -161,8 +135,7 @@ static int hbh_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	while (argc > 0) {
 		if (strcmp(*argv, "rate") == 0) {
 			NEXT_ARG();
-			if (get_rate_bytes(&rate, *argv) || !rate ||
-			    rate > HBH_RATE_MAX)
+			if (cav_get_rate(&rate, *argv, HBH_RATE_MAX) || !rate)
 				return bad("rate", *argv);
 			have_rate = true;
 		} else if (strcmp(*argv, "limit") == 0) {
@@ -200,14 +173,19 @@ static int hbh_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				return bad("beta", *argv);
 		} else if (strcmp(*argv, "rise") == 0) {
 			NEXT_ARG();
-			if (get_rate_bytes(&rise, *argv) || rise > HBH_RATE_MAX)
+			if (strcmp(*argv, "default") == 0)
+				rise = 0;	/* rate/64, following rate */
+			else if (cav_get_rate(&rise, *argv, HBH_RATE_MAX))
 				return bad("rise", *argv);
 			have_rise = true;
 		} else if (strcmp(*argv, "rate_min") == 0) {
 			NEXT_ARG();
-			if (get_rate_bytes(&rate_min, *argv) || !rate_min ||
-			    rate_min > HBH_RATE_MAX)
+			if (strcmp(*argv, "default") == 0)
+				rate_min = 0;	/* rate/1024, following rate */
+			else if (cav_get_rate(&rate_min, *argv, HBH_RATE_MAX) ||
+				 !rate_min)
 				return bad("rate_min", *argv);
+			have_rate_min = true;
 		} else if (strcmp(*argv, "mode") == 0) {
 			NEXT_ARG();
 			for (i = 0; i < ARRAY_SIZE(hbh_modes); i++)
@@ -257,7 +235,7 @@ static int hbh_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr_l(n, 1024, TCA_HBH_BETA, &beta, sizeof(beta));
 	if (have_rise)
 		addattr_l(n, 1024, TCA_HBH_RISE, &rise, sizeof(rise));
-	if (rate_min)
+	if (have_rate_min)
 		addattr_l(n, 1024, TCA_HBH_RATE_MIN, &rate_min,
 			  sizeof(rate_min));
 	if (hoprtt)
@@ -266,6 +244,29 @@ static int hbh_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr8(n, 1024, TCA_HBH_MODE, mode);
 	addattr_nest_end(n, tail);
 	return 0;
+}
+
+/*
+ * rise and rate_min: a value that follows rate (configured 0) prints as
+ * "default" so that the dump replays to the same state; JSON has the value
+ * in use and "<name>_derived": true.
+ */
+static void hbh_print_derivable(const char *name, struct rtattr *a,
+				bool derived)
+{
+	char key[32];
+
+	if (!a || RTA_PAYLOAD(a) < 8)
+		return;
+	print_string(PRINT_FP, NULL, "%s ", name);
+	if (derived) {
+		print_string(PRINT_FP, NULL, "%s ", "default");
+		tc_print_rate(PRINT_JSON, name, NULL, rta_getattr_u64(a));
+		snprintf(key, sizeof(key), "%s_derived", name);
+		print_bool(PRINT_JSON, key, NULL, true);
+	} else {
+		tc_print_rate(PRINT_ANY, name, "%s ", rta_getattr_u64(a));
+	}
 }
 
 /* Text: "period 4ms"; JSON: "period": 4000000 (ns, as q_fq's timer_slack). */
@@ -281,8 +282,8 @@ static void hbh_print_time(const char *key, __u32 ns)
 static int hbh_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_HBH_MAX + 1];
+	__u8 mode, derived = 0;
 	__u32 v;
-	__u8 mode;
 
 	if (!opt)
 		return 0;
@@ -315,12 +316,12 @@ static int hbh_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_float(PRINT_ANY, "beta", "beta %g ",
 			    rta_getattr_u32(tb[TCA_HBH_BETA]) /
 			    (double)HBH_SCALE);
-	if (tb[TCA_HBH_RISE] && RTA_PAYLOAD(tb[TCA_HBH_RISE]) >= 8)
-		tc_print_rate(PRINT_ANY, "rise", "rise %s ",
-			      rta_getattr_u64(tb[TCA_HBH_RISE]));
-	if (tb[TCA_HBH_RATE_MIN] && RTA_PAYLOAD(tb[TCA_HBH_RATE_MIN]) >= 8)
-		tc_print_rate(PRINT_ANY, "rate_min", "rate_min %s ",
-			      rta_getattr_u64(tb[TCA_HBH_RATE_MIN]));
+	if (tb[TCA_HBH_DERIVED] && RTA_PAYLOAD(tb[TCA_HBH_DERIVED]) >= 1)
+		derived = rta_getattr_u8(tb[TCA_HBH_DERIVED]);
+	hbh_print_derivable("rise", tb[TCA_HBH_RISE],
+			    derived & TC_HBH_DERIVED_RISE);
+	hbh_print_derivable("rate_min", tb[TCA_HBH_RATE_MIN],
+			    derived & TC_HBH_DERIVED_RATE_MIN);
 	if (tb[TCA_HBH_HOPRTT] && RTA_PAYLOAD(tb[TCA_HBH_HOPRTT]) >= 4)
 		hbh_print_time("hoprtt", rta_getattr_u32(tb[TCA_HBH_HOPRTT]));
 	if (tb[TCA_HBH_MODE] && RTA_PAYLOAD(tb[TCA_HBH_MODE]) >= 1) {

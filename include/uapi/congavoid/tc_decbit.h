@@ -29,6 +29,7 @@ enum {
 #define DECBIT_THRESHOLD_MAX	1000000000U	/* 10^6 packets */
 #define DECBIT_IBL_MAX		1000000U	/* IBL = 1 */
 #define DECBIT_INPUT_MAX	16		/* input interfaces per qdisc */
+#define DECBIT_RATE_MAX		(1ULL << 40)	/* bytes/s: 8.8 Tbit/s */
 
 enum tc_decbit_nonect {
 	TC_DECBIT_NONECT_PASS,	/* pass non-ECT packets while congested */

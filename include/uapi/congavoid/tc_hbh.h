@@ -23,8 +23,13 @@ enum {
 	TCA_HBH_HOPRTT,		/* u32: feedback loop delay (hop round trip), ns */
 	TCA_HBH_MODE,		/* u8: enum tc_hbh_mode */
 	TCA_HBH_PAD,
+	TCA_HBH_DERIVED,	/* u8, dump only: TC_HBH_DERIVED_* of the values in use */
 	__TCA_HBH_MAX
 };
+
+/* Which dumped values follow rate (configured 0) rather than being set. */
+#define TC_HBH_DERIVED_RISE	0x1
+#define TC_HBH_DERIVED_RATE_MIN	0x2
 
 #define TCA_HBH_MAX	(__TCA_HBH_MAX - 1)
 

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Option parsing shared by the congavoid tc plugins: the forms they print
+ * must read back (a dump replays), and no value may wrap on the way in.
+ */
+#ifndef _CONGAVOID_TC_H
+#define _CONGAVOID_TC_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utils.h"
+
+/* A packet count in 1..@max, "N" or "Np" (as the plugins print it). */
+static inline int cav_get_packets(__u32 *val, const char *s, __u32 max)
+{
+	char buf[16];
+	size_t n = strlen(s);
+
+	if (n && n < sizeof(buf) && s[n - 1] == 'p') {
+		memcpy(buf, s, n - 1);
+		buf[n - 1] = '\0';
+		s = buf;
+	}
+	if (get_u32(val, s, 0) || !*val || *val > max)
+		return -1;
+	return 0;
+}
+
+/*
+ * A rate in bytes/s, at most @max.  tc's get_rate64() converts a double to
+ * __u64 unchecked (a rate beyond 2^64 bit/s comes back as garbage, 0
+ * among others), so first make sure the number is finite and not negative,
+ * and price its unit alone (a million of them, so that "bit" does not round
+ * to 0): a whole far beyond @max is refused before get_rate64() sees it.
+ */
+static inline int cav_get_rate(__u64 *rate, const char *s, __u64 max)
+{
+	__u64 per_million;
+	char unit[64];
+	char *end;
+	double x;
+
+	x = strtod(s, &end);
+	if (end == s || !isfinite(x) || x < 0)
+		return -1;
+	if (strlen(end) >= sizeof(unit) - sizeof("1000000"))
+		return -1;
+	snprintf(unit, sizeof(unit), "1000000%s", end);
+	if (get_rate64(&per_million, unit))
+		return -1;
+	if (x * (per_million / 1e6) > 2.0 * max)
+		return -1;
+	if (get_rate64(rate, s) || *rate > max)
+		return -1;
+	return 0;
+}
+
+#endif /* _CONGAVOID_TC_H */
