@@ -43,7 +43,12 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/ktime.h>
+#include <linux/if_arp.h>
+#include <net/arp.h>
 #include <net/flow_dissector.h>
+#include <net/ip6_route.h>
+#include <net/ndisc.h>
+#include <net/route.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
@@ -123,7 +128,9 @@ struct hbh_flow {
 	u64 arrived;			/* cumulative bytes, drops included */
 	u64 departed;
 	u64 dep_rate;			/* departures, bytes/s, EWMA per period */
-	u64 dep_mark;			/* departed at the last period */
+	u64 dep_mark;			/* departed at the last measurement */
+	u64 dep_at;			/* time of the last measurement, 0: none */
+	u32 fb_credit;			/* report budget, bytes (hbh_core.h) */
 	u64 time_next_packet;
 	u64 last_active;
 	u64 last_fb;			/* last report applied */
@@ -161,20 +168,59 @@ struct hbh_sched_data {
 	struct Qdisc *sch;
 	struct hbh_fb_entry *fb_buf;	/* one period's report, by upstream */
 	int *fb_ifindex;
+	u8 (*fb_mac)[ETH_ALEN];		/* and the neighbour to send it to */
 
 	u32 flows;
 	u32 nthrottled;
 	u32 ncontrolled;
 	u64 fb_sent;
 	u64 fb_received;
-	u64 fb_rejected;
+	atomic64_t fb_rejected;		/* counted without the lock */
 	u64 fb_entries_ignored;
 	u64 overlimit_dropped;
 	u64 flow_dropped;
 	u64 flows_gc;
 	u64 flow_overflow;
 	u64 fb_expired;
+	u64 fb_bytes;
+	u64 fb_unsendable;
+	u64 fb_suppressed;		/* entries held back by the budget */
 };
+
+/*
+ * Reports this module sends carry this secret in the qdisc private area of
+ * their skb's control block from hbh_send_frame() to the enqueue of the
+ * device they go out on; only they take the control queue.  Nothing outside
+ * the kernel can set the control block, and a random 64-bit value cannot be
+ * guessed: anything else of Ethertype HBH_ETH_P (a raw socket's frames, a
+ * forwarded frame) is ordinary traffic, classified and shaped.  The mark is
+ * cleared at enqueue, so it does not outlive one qdisc.
+ */
+static u64 hbh_secret __read_mostly;
+
+struct hbh_skb_cb {
+	u64 secret;
+};
+
+static struct hbh_skb_cb *hbh_skb_cb(struct sk_buff *skb)
+{
+	qdisc_cb_private_validate(skb, sizeof(struct hbh_skb_cb));
+	return (struct hbh_skb_cb *)qdisc_skb_cb(skb)->data;
+}
+
+/* An own report: the mark is checked and cleared. */
+static bool hbh_own_report(struct sk_buff *skb)
+{
+	struct hbh_skb_cb *cb;
+
+	if (skb->protocol != htons(HBH_ETH_P))
+		return false;
+	cb = hbh_skb_cb(skb);
+	if (cb->secret != hbh_secret)
+		return false;
+	cb->secret = 0;
+	return true;
+}
 
 static struct kmem_cache *hbh_flow_cachep __read_mostly;
 static struct Qdisc_ops hbh_qdisc_ops;
@@ -268,6 +314,7 @@ static struct hbh_flow *hbh_classify(struct hbh_sched_data *q,
 		goto overflow;
 	hbh_flow_setup(q, f);
 	f->key = k;
+	f->dep_at = now;
 	if (q->mode == TC_HBH_MODE_HBH && q->nbr_at &&
 	    now - q->nbr_at < hbh_fb_timeout(q)) {
 		hbh_ctl_ramp(&f->ctl, &q->params);
@@ -410,8 +457,8 @@ static int hbh_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct hbh_flow *f;
 	u64 now;
 
-	if (unlikely(skb->protocol == htons(HBH_ETH_P))) {
-		/* a feedback frame: ahead of data, not shaped */
+	if (unlikely(hbh_own_report(skb))) {
+		/* our own report: ahead of data, charged to the link */
 		if (skb_queue_len(&q->ctlq) >= HBH_CTL_LIMIT)
 			return qdisc_drop(skb, sch, to_free);
 		__skb_queue_tail(&q->ctlq, skb);
@@ -423,12 +470,13 @@ static int hbh_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	now = ktime_get_ns();
 	f = hbh_classify(q, skb, now);
 	f->arrived += len;
-	f->up_ifindex = skb->skb_iif;
-	f->last_active = now;
-	if (f != &q->other)
-		list_move_tail(&f->lru, &q->lru);
 
-	if (f != &q->other && unlikely(f->qlen >= q->flow_limit)) {
+	/*
+	 * The unclassified queue (non-IP, a full table) has the per-flow
+	 * limit too, except in fifo mode where it is the only queue.
+	 */
+	if (unlikely(f->qlen >= q->flow_limit) &&
+	    (f != &q->other || q->mode != TC_HBH_MODE_FIFO)) {
 		q->flow_dropped++;
 		return qdisc_drop(skb, sch, to_free);
 	}
@@ -436,6 +484,13 @@ static int hbh_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		q->overlimit_dropped++;
 		return qdisc_drop(skb, sch, to_free);
 	}
+
+	/* active, and earning report budget, only for what it admits */
+	f->up_ifindex = skb->skb_iif;
+	f->last_active = now;
+	f->fb_credit = hbh_credit_add(f->fb_credit, len);
+	if (f != &q->other)
+		list_move_tail(&f->lru, &q->lru);
 
 	f->avg_len = f->avg_len ? (u32)hbh_ewma8(f->avg_len, len) : len;
 	hbh_flow_add_skb(f, skb);
@@ -486,8 +541,14 @@ static struct sk_buff *hbh_dequeue(struct Qdisc *sch)
 	u32 len;
 
 	skb = __skb_dequeue(&q->ctlq);
-	if (skb)
+	if (skb) {
+		/* ahead of data, but its bytes count against the link */
+		q->link_next = hbh_advance(q->link_next, now,
+					   hbh_len_ns(qdisc_pkt_len(skb),
+						      q->params.rate),
+					   2ULL * q->period);
 		goto out;
+	}
 	if (!sch->q.qlen)
 		return NULL;
 	if (now < q->link_next) {
@@ -604,6 +665,7 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 		     NSEC_PER_MSEC;
 	struct hbh_flow *f, *n;
 	unsigned int cnt = 0, scanned = 0;
+	u32 floor = 1;		/* entries per period beyond the budget */
 
 	list_for_each_entry_reverse(f, &q->lru, lru) {
 		const struct hbh_report *d = &f->down;
@@ -611,12 +673,19 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 
 		if (now - f->last_active > window || cnt == HBH_FB_MAX)
 			break;
-		f->dep_rate = hbh_ewma8(f->dep_rate,
-					hbh_rate_of(f->departed - f->dep_mark,
-						    q->period));
+		/* over the real interval since this flow's last measurement */
+		if (f->dep_at)
+			f->dep_rate = hbh_dep_rate(f->dep_rate,
+						   f->departed - f->dep_mark,
+						   now - f->dep_at);
 		f->dep_mark = f->departed;
+		f->dep_at = now;
 		if (!f->up_ifindex)
 			continue;
+		if (!hbh_credit_take(&f->fb_credit, &floor)) {
+			q->fb_suppressed++;
+			continue;
+		}
 		sp = hbh_setpoint(q->setpoint, f->avg_len ? : 1, f->dep_rate,
 				  sch->limit, q->params.rate);
 		if (q->mode == TC_HBH_MODE_E2E && f->down_at &&
@@ -642,12 +711,13 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 }
 
 static void hbh_send_frame(struct hbh_sched_data *q, struct net_device *dev,
-			   const int *idx, unsigned int n, u64 t_meas)
+			   const u8 *daddr, const int *idx, unsigned int n,
+			   u64 t_meas)
 {
 	unsigned int hlen = LL_RESERVED_SPACE(dev);
 	struct hbh_fb_hdr *h;
 	struct sk_buff *skb;
-	unsigned int i;
+	unsigned int i, len;
 
 	skb = alloc_skb(hlen + HBH_FB_LEN(n) + dev->needed_tailroom,
 			GFP_ATOMIC | __GFP_NOWARN);
@@ -670,36 +740,137 @@ static void hbh_send_frame(struct hbh_sched_data *q, struct net_device *dev,
 	skb->dev = dev;
 	skb->protocol = htons(HBH_ETH_P);
 	skb->priority = TC_PRIO_CONTROL;
-	if (dev_hard_header(skb, dev, HBH_ETH_P, dev->broadcast,
-			    dev->dev_addr, skb->len) < 0) {
+	if (dev_hard_header(skb, dev, HBH_ETH_P, daddr, dev->dev_addr,
+			    skb->len) < 0) {
 		kfree_skb(skb);
 		return;
 	}
-	if (dev_queue_xmit(skb) == NET_XMIT_SUCCESS)
+	hbh_skb_cb(skb)->secret = hbh_secret;
+	len = skb->len;
+	if (dev_queue_xmit(skb) == NET_XMIT_SUCCESS) {
 		WRITE_ONCE(q->fb_sent, q->fb_sent + 1);
+		WRITE_ONCE(q->fb_bytes, q->fb_bytes + len);
+	}
 }
 
-/* Outside any qdisc lock: the entries, grouped by upstream interface. */
+/* Reports need an Ethernet header: not on L3 devices (ipip, WireGuard, tun) */
+static bool hbh_dev_sendable(const struct net_device *dev)
+{
+	return netif_running(dev) && dev->type == ARPHRD_ETHER &&
+	       dev->header_ops && dev->header_ops->create &&
+	       dev->addr_len == ETH_ALEN && dev->mtu >= HBH_FB_LEN(1);
+}
+
+static void hbh_neigh_mac(struct neighbour *n, const struct net_device *dev,
+			  u8 *mac)
+{
+	if (n && (READ_ONCE(n->nud_state) & NUD_VALID))
+		neigh_ha_snapshot(mac, n, dev);
+}
+
+/*
+ * The upstream neighbour of a flow: the next hop on @dev towards the
+ * flow's source, from the routing table and the neighbour cache (the
+ * Ethernet header the flow's packets came with is gone once they are
+ * routed).  Broadcast if it is not known (no route on @dev, no valid
+ * neighbour entry; nothing is resolved or created here).
+ */
+static void hbh_upstream_mac(struct net *net, struct net_device *dev,
+			     const struct hbh_fb_entry *e, u8 *mac)
+{
+	struct neighbour *n = NULL;
+
+	memcpy(mac, dev->broadcast, ETH_ALEN);
+	if (e->family == HBH_FB_FAMILY_IPV4) {
+		struct flowi4 fl4 = {
+			.daddr		= e->saddr[0],
+			.flowi4_oif	= dev->ifindex,
+		};
+		struct rtable *rt = ip_route_output_key(net, &fl4);
+
+		if (IS_ERR(rt))
+			return;
+		if (rt->dst.dev == dev) {
+			__be32 nh = rt_nexthop(rt, e->saddr[0]);
+
+			n = __ipv4_neigh_lookup_noref(dev, (__force u32)nh);
+		}
+		hbh_neigh_mac(n, dev, mac);
+		ip_rt_put(rt);
+	}
+#if IS_BUILTIN(CONFIG_IPV6)
+	else if (e->family == HBH_FB_FAMILY_IPV6) {
+		struct flowi6 fl6 = { .flowi6_oif = dev->ifindex };
+		struct dst_entry *dst;
+
+		memcpy(&fl6.daddr, e->saddr, sizeof(fl6.daddr));
+		dst = ip6_route_output(net, NULL, &fl6);
+		if (!dst->error && dst->dev == dev) {
+			const struct in6_addr *nh;
+
+			nh = rt6_nexthop((struct rt6_info *)dst, &fl6.daddr);
+			n = __ipv6_neigh_lookup_noref(dev, nh);
+		}
+		hbh_neigh_mac(n, dev, mac);
+		dst_release(dst);
+	}
+#endif
+}
+
+/*
+ * Outside any qdisc lock: the entries, grouped by upstream interface and
+ * neighbour, unicast to the neighbour where it is known.  Entries whose
+ * interface is gone, down or cannot carry an Ethernet frame are counted as
+ * unsendable.
+ */
 static void hbh_send_reports(struct Qdisc *sch, unsigned int cnt, u64 now)
 {
 	struct hbh_sched_data *q = qdisc_priv(sch);
 	struct net *net = dev_net(qdisc_dev(sch));
 	int idx[HBH_FB_FRAME_MAX];
-	unsigned int i, j, n, per;
+	unsigned int i, j, n, per, unsendable = 0;
+	struct net_device *dev = NULL;
+	int dev_ifindex = 0;
 
 	rcu_read_lock();
 	for (i = 0; i < cnt; i++) {
 		int ifindex = q->fb_ifindex[i];
-		struct net_device *dev;
+
+		if (!ifindex)
+			continue;
+		if (ifindex != dev_ifindex) {
+			dev = dev_get_by_index_rcu(net, ifindex);
+			dev_ifindex = ifindex;
+			if (dev && !hbh_dev_sendable(dev))
+				dev = NULL;
+		}
+		if (!dev) {
+			q->fb_ifindex[i] = 0;
+			unsendable++;
+			continue;
+		}
+		/* consecutive entries of one source share a lookup */
+		if (i && q->fb_ifindex[i - 1] == ifindex &&
+		    q->fb_buf[i - 1].family == q->fb_buf[i].family &&
+		    !memcmp(q->fb_buf[i - 1].saddr, q->fb_buf[i].saddr,
+			    sizeof(q->fb_buf[i].saddr)))
+			memcpy(q->fb_mac[i], q->fb_mac[i - 1], ETH_ALEN);
+		else
+			hbh_upstream_mac(net, dev, &q->fb_buf[i], q->fb_mac[i]);
+	}
+	for (i = 0; i < cnt; i++) {
+		int ifindex = q->fb_ifindex[i];
 
 		if (!ifindex)
 			continue;
 		dev = dev_get_by_index_rcu(net, ifindex);
-		if (!dev || !netif_running(dev) || !dev->header_ops ||
-		    dev->mtu < HBH_FB_LEN(1)) {
-			for (j = i; j < cnt; j++)
-				if (q->fb_ifindex[j] == ifindex)
+		if (!dev || !hbh_dev_sendable(dev)) {
+			for (j = i; j < cnt; j++) {
+				if (q->fb_ifindex[j] == ifindex) {
 					q->fb_ifindex[j] = 0;
+					unsendable++;
+				}
+			}
 			continue;
 		}
 		per = min_t(unsigned int, HBH_FB_FRAME_MAX,
@@ -707,19 +878,23 @@ static void hbh_send_reports(struct Qdisc *sch, unsigned int cnt, u64 now)
 			    sizeof(struct hbh_fb_entry));
 		n = 0;
 		for (j = i; j < cnt; j++) {
-			if (q->fb_ifindex[j] != ifindex)
+			if (q->fb_ifindex[j] != ifindex ||
+			    !ether_addr_equal(q->fb_mac[j], q->fb_mac[i]))
 				continue;
 			q->fb_ifindex[j] = 0;
 			idx[n++] = j;
 			if (n == per) {
-				hbh_send_frame(q, dev, idx, n, now);
+				hbh_send_frame(q, dev, q->fb_mac[i], idx, n,
+					       now);
 				n = 0;
 			}
 		}
 		if (n)
-			hbh_send_frame(q, dev, idx, n, now);
+			hbh_send_frame(q, dev, q->fb_mac[i], idx, n, now);
 	}
 	rcu_read_unlock();
+	if (unsendable)
+		WRITE_ONCE(q->fb_unsendable, q->fb_unsendable + unsendable);
 }
 
 static enum hrtimer_restart hbh_timer(struct hrtimer *timer)
@@ -746,16 +921,6 @@ static enum hrtimer_restart hbh_timer(struct hrtimer *timer)
 }
 
 /* ---- feedback: receiving ---- */
-
-static bool hbh_entry_ok(const struct hbh_fb_entry *e)
-{
-	if (e->reserved || !e->setpoint)
-		return false;
-	if (e->family == HBH_FB_FAMILY_IPV4)
-		return !(e->saddr[1] | e->saddr[2] | e->saddr[3] |
-			 e->daddr[1] | e->daddr[2] | e->daddr[3]);
-	return e->family == HBH_FB_FAMILY_IPV6;
-}
 
 static void hbh_apply(struct hbh_sched_data *q, struct hbh_flow *f,
 		      const struct hbh_fb_entry *e, u64 t_meas, u64 now,
@@ -812,7 +977,7 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 	struct Qdisc *sch;
 	u64 now, t_meas;
 
-	/* a neighbour's report is broadcast; unicast to others is not ours */
+	/* reports come unicast to us, or broadcast; not to others */
 	if (skb->pkt_type == PACKET_OTHERHOST)
 		goto drop;
 	skb = skb_share_check(skb, GFP_ATOMIC);
@@ -823,11 +988,12 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 		goto drop;
 	q = qdisc_priv(sch);
 
+	/* the frame may be only 2-byte aligned: unaligned reads throughout */
 	h = pskb_may_pull(skb, sizeof(*h)) ? (void *)skb->data : NULL;
-	n = h ? ntohs(h->count) : 0;
-	if (!h || h->magic != htons(HBH_FB_MAGIC) ||
+	n = h ? get_unaligned_be16(&h->count) : 0;
+	if (!h || get_unaligned_be16(&h->magic) != HBH_FB_MAGIC ||
 	    h->version != HBH_FB_VERSION || h->type != HBH_FB_TYPE_REPORT ||
-	    h->reserved || !n || n > HBH_FB_FRAME_MAX ||
+	    get_unaligned_be16(&h->reserved) || !n || n > HBH_FB_FRAME_MAX ||
 	    skb->len != HBH_FB_LEN(n) || !pskb_may_pull(skb, HBH_FB_LEN(n)))
 		goto reject;
 	h = (void *)skb->data;
@@ -849,8 +1015,8 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 
 		memcpy(k.saddr, e[i].saddr, sizeof(k.saddr));
 		memcpy(k.daddr, e[i].daddr, sizeof(k.daddr));
-		k.sport = e[i].sport;
-		k.dport = e[i].dport;
+		k.sport = get_unaligned(&e[i].sport);
+		k.dport = get_unaligned(&e[i].dport);
 		k.proto = e[i].proto;
 		k.family = e[i].family;
 		f = hbh_lookup(q, &k);
@@ -872,10 +1038,8 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 	return NET_RX_SUCCESS;
 
 reject:
-	spin_lock(qdisc_lock(sch));
-	if (!q->dead)
-		q->fb_rejected++;
-	spin_unlock(qdisc_lock(sch));
+	/* no lock: a flood of bad frames must not contend for the root lock */
+	atomic64_inc(&q->fb_rejected);
 drop:
 	kfree_skb(skb);
 	return NET_RX_DROP;
@@ -1130,7 +1294,8 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	q->fb_buf = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_buf), GFP_KERNEL);
 	q->fb_ifindex = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_ifindex),
 				 GFP_KERNEL);
-	if (!q->hash || !q->fb_buf || !q->fb_ifindex)
+	q->fb_mac = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_mac), GFP_KERNEL);
+	if (!q->hash || !q->fb_buf || !q->fb_ifindex || !q->fb_mac)
 		return -ENOMEM;		/* destroy frees what was allocated */
 
 	err = hbh_change(sch, opt, extack);
@@ -1158,6 +1323,7 @@ static void hbh_destroy(struct Qdisc *sch)
 	kvfree(q->hash);
 	kvfree(q->fb_buf);
 	kvfree(q->fb_ifindex);
+	kvfree(q->fb_mac);
 	q->hash = NULL;
 }
 
@@ -1202,7 +1368,7 @@ static int hbh_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.throttled		= q->nthrottled,
 		.fb_sent		= READ_ONCE(q->fb_sent),
 		.fb_received		= q->fb_received,
-		.fb_rejected		= q->fb_rejected,
+		.fb_rejected		= atomic64_read(&q->fb_rejected),
 		.fb_entries_ignored	= q->fb_entries_ignored,
 		.overlimit_dropped	= q->overlimit_dropped,
 		.flow_dropped		= q->flow_dropped,
@@ -1210,6 +1376,8 @@ static int hbh_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.flow_overflow		= q->flow_overflow,
 		.controlled		= q->ncontrolled,
 		.fb_expired		= q->fb_expired,
+		.fb_bytes		= READ_ONCE(q->fb_bytes),
+		.fb_unsendable		= READ_ONCE(q->fb_unsendable),
 	};
 	sch_tree_unlock(sch);
 
@@ -1383,6 +1551,8 @@ static int __init hbh_module_init(void)
 
 	BUILD_BUG_ON(sizeof(struct tc_hbh_flow_xstats) <=
 		     sizeof(struct tc_hbh_xstats));
+	while (!hbh_secret)
+		hbh_secret = get_random_u64();
 	hbh_flow_cachep = kmem_cache_create("hbh_flow", sizeof(struct hbh_flow),
 					    0, 0, NULL);
 	if (!hbh_flow_cachep)
