@@ -38,6 +38,7 @@
 #include <linux/etherdevice.h>
 #include <linux/hrtimer.h>
 #include <linux/jhash.h>
+#include <linux/log2.h>
 #include <linux/random.h>
 #include <linux/rbtree.h>
 #include <linux/slab.h>
@@ -90,11 +91,14 @@ module_param_cb(gc_age_ms, &gc_age_ops, &gc_age_ms, 0644);
 MODULE_PARM_DESC(gc_age_ms,
 		 "idle time after which an empty flow is collected, 100..600000 ms (default 2000)");
 
-#define HBH_BUCKETS_LOG		12
-#define HBH_BUCKETS		BIT(HBH_BUCKETS_LOG)
+/* hash buckets: max_flows / 4 at creation, a power of two in this range */
+#define HBH_BUCKETS_MIN		256
+#define HBH_BUCKETS_MAX		BIT(18)
 #define HBH_FB_MAX		1024	/* entries reported per period */
 #define HBH_FB_FRAME_MAX	256	/* entries accepted per frame */
 #define HBH_GC_SCAN		64	/* flows looked at per period */
+#define HBH_VISIT_NS		4000	/* timer work: one flow per 4 us of period */
+#define HBH_VISIT_MIN		16	/* ... but at least this many */
 #define HBH_CTL_LIMIT		256	/* feedback frames queued for sending */
 #define HBH_FB_LEN(n)	(sizeof(struct hbh_fb_hdr) + \
 			 (n) * sizeof(struct hbh_fb_entry))
@@ -115,6 +119,7 @@ struct hbh_flow {
 	struct hlist_node hnode;	/* q->hash */
 	struct list_head lru;		/* q->lru, least recently active first */
 	struct list_head active;	/* q->active while it may send */
+	struct list_head rpt;		/* q->rpt while recently active */
 	struct rb_node rb;		/* q->throttled, by time_next_packet */
 	struct hbh_key key;
 	struct sk_buff *head;
@@ -134,6 +139,7 @@ struct hbh_flow {
 	u64 time_next_packet;
 	u64 last_active;
 	u64 last_fb;			/* last report applied */
+	u32 visit;			/* q->visit when the timer last saw it */
 	struct hbh_ctl ctl;
 	struct hbh_report down;		/* e2e: last report from downstream */
 	u64 down_at;
@@ -154,11 +160,15 @@ struct hbh_sched_data {
 	u32 node;			/* our id in feedback frames */
 	u32 seq;
 	u32 hash_seed;
+	u32 hash_mask;			/* buckets - 1 */
 	u64 link_next;
 	u64 nbr_at;			/* last report accepted from the next hop */
 	struct hlist_head *hash;
 	struct list_head lru;
 	struct list_head active;
+	struct list_head rpt;		/* recently active flows, round robin */
+	u32 visit;			/* timer runs */
+	bool timer_on;			/* armed or running; under the root lock */
 	struct rb_root throttled;
 	struct hbh_flow other;		/* fifo mode, non-IP, table full */
 	struct sk_buff_head ctlq;	/* feedback frames to send */
@@ -274,7 +284,7 @@ static struct hlist_head *hbh_bucket(const struct hbh_sched_data *q,
 {
 	BUILD_BUG_ON(sizeof(*k) % sizeof(u32));
 	return &q->hash[jhash2((const u32 *)k, sizeof(*k) / sizeof(u32),
-			       q->hash_seed) & (HBH_BUCKETS - 1)];
+			       q->hash_seed) & q->hash_mask];
 }
 
 static struct hbh_flow *hbh_lookup(const struct hbh_sched_data *q,
@@ -292,6 +302,7 @@ static void hbh_flow_setup(struct hbh_sched_data *q, struct hbh_flow *f)
 {
 	INIT_LIST_HEAD(&f->lru);
 	INIT_LIST_HEAD(&f->active);
+	INIT_LIST_HEAD(&f->rpt);
 	RB_CLEAR_NODE(&f->rb);
 	hbh_ctl_init(&f->ctl, &q->params);
 }
@@ -416,6 +427,7 @@ static void hbh_flow_free(struct hbh_sched_data *q, struct hbh_flow *f)
 		q->ncontrolled--;
 	hlist_del(&f->hnode);
 	list_del(&f->lru);
+	list_del(&f->rpt);
 	q->flows--;
 	kmem_cache_free(hbh_flow_cachep, f);
 }
@@ -489,8 +501,17 @@ static int hbh_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	f->up_ifindex = skb->skb_iif;
 	f->last_active = now;
 	f->fb_credit = hbh_credit_add(f->fb_credit, len);
-	if (f != &q->other)
+	if (f != &q->other) {
 		list_move_tail(&f->lru, &q->lru);
+		if (list_empty(&f->rpt))
+			list_add_tail(&f->rpt, &q->rpt);
+		/* no timer while idle: armed by the first packet */
+		if (unlikely(!q->timer_on)) {
+			q->timer_on = true;
+			hrtimer_start(&q->timer, ns_to_ktime(q->period),
+				      HRTIMER_MODE_REL_SOFT);
+		}
+	}
 
 	f->avg_len = f->avg_len ? (u32)hbh_ewma8(f->avg_len, len) : len;
 	hbh_flow_add_skb(f, skb);
@@ -656,6 +677,12 @@ static void hbh_fill_entry(struct hbh_fb_entry *e, const struct hbh_flow *f,
  * Under the root lock: one entry per recently active flow that came from a
  * neighbour, with the ifindex to send it on.  Also the per-flow departure
  * rate for the dynamic setpoint, and garbage collection.
+ *
+ * The work is bounded: the timer visits at most one flow per HBH_VISIT_NS
+ * of period (25 at 100 us, 1000 at 4 ms; HBH_VISIT_MIN..HBH_FB_MAX), taken
+ * round robin from q->rpt, where a flow goes with its first admitted packet
+ * and leaves once it has been idle for the report window; the next period
+ * continues where this one stopped.  Local flows count like any other.
  */
 static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 {
@@ -663,16 +690,26 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 	u64 window = hbh_fb_timeout(q) / 2;
 	u64 gc_age = (u64)READ_ONCE(gc_age_ms) *
 		     NSEC_PER_MSEC;
+	unsigned int cnt = 0, scanned = 0, budget;
 	struct hbh_flow *f, *n;
-	unsigned int cnt = 0, scanned = 0;
 	u32 floor = 1;		/* entries per period beyond the budget */
 
-	list_for_each_entry_reverse(f, &q->lru, lru) {
-		const struct hbh_report *d = &f->down;
+	budget = clamp_t(u32, q->period / HBH_VISIT_NS, HBH_VISIT_MIN,
+			 HBH_FB_MAX);
+	q->visit++;
+	while (budget-- && cnt < HBH_FB_MAX) {
+		const struct hbh_report *d;
 		u32 sp;
 
-		if (now - f->last_active > window || cnt == HBH_FB_MAX)
-			break;
+		f = list_first_entry_or_null(&q->rpt, struct hbh_flow, rpt);
+		if (!f || f->visit == q->visit)
+			break;		/* none, or all seen this period */
+		if (now - f->last_active > window) {
+			list_del_init(&f->rpt);
+			continue;
+		}
+		f->visit = q->visit;
+		list_move_tail(&f->rpt, &q->rpt);
 		/* over the real interval since this flow's last measurement */
 		if (f->dep_at)
 			f->dep_rate = hbh_dep_rate(f->dep_rate,
@@ -680,12 +717,13 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 						   now - f->dep_at);
 		f->dep_mark = f->departed;
 		f->dep_at = now;
-		if (!f->up_ifindex)
+		if (q->mode == TC_HBH_MODE_FIFO || !f->up_ifindex)
 			continue;
 		if (!hbh_credit_take(&f->fb_credit, &floor)) {
 			q->fb_suppressed++;
 			continue;
 		}
+		d = &f->down;
 		sp = hbh_setpoint(q->setpoint, f->avg_len ? : 1, f->dep_rate,
 				  sch->limit, q->params.rate);
 		if (q->mode == TC_HBH_MODE_E2E && f->down_at &&
@@ -904,18 +942,29 @@ static enum hrtimer_restart hbh_timer(struct hrtimer *timer)
 	struct Qdisc *sch = q->sch;
 	spinlock_t *root_lock;		/* the root qdisc's */
 	unsigned int cnt;
+	bool idle;
 	u64 now;
 
 	rcu_read_lock();
 	root_lock = qdisc_lock(qdisc_root_sleeping(sch));
 	spin_lock(root_lock);
 	now = ktime_get_ns();
-	cnt = q->mode == TC_HBH_MODE_FIFO ? 0 : hbh_snapshot(sch, now);
+	cnt = hbh_snapshot(sch, now);
+	/*
+	 * Nothing left to report or collect: stop until the next packet.
+	 * An enqueue that sees timer_on false restarts the timer, even while
+	 * this callback finishes (it returns NORESTART, the new start stands).
+	 */
+	idle = !q->flows && list_empty(&q->rpt);
+	if (idle)
+		q->timer_on = false;
 	spin_unlock(root_lock);
 	rcu_read_unlock();
 
 	if (cnt)
 		hbh_send_reports(sch, cnt, now);
+	if (idle)
+		return HRTIMER_NORESTART;
 	hrtimer_forward_now(timer, ns_to_ktime(READ_ONCE(q->period)));
 	return HRTIMER_RESTART;
 }
@@ -1267,6 +1316,7 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 		    struct netlink_ext_ack *extack)
 {
 	struct hbh_sched_data *q = qdisc_priv(sch);
+	u32 buckets;
 	int err;
 
 	q->sch = sch;
@@ -1283,6 +1333,7 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	q->hash_seed = get_random_u32();
 	INIT_LIST_HEAD(&q->lru);
 	INIT_LIST_HEAD(&q->active);
+	INIT_LIST_HEAD(&q->rpt);
 	q->throttled = RB_ROOT;
 	__skb_queue_head_init(&q->ctlq);
 	hbh_flow_setup(q, &q->other);
@@ -1290,7 +1341,14 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	hrtimer_init(&q->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	q->timer.function = hbh_timer;
 
-	q->hash = kvcalloc(HBH_BUCKETS, sizeof(*q->hash), GFP_KERNEL);
+	/*
+	 * Sized for max_flows as it is now (chains of 4 flows on average at a
+	 * full table); raising max_flows later lengthens the chains.
+	 */
+	buckets = roundup_pow_of_two(clamp_t(u32, READ_ONCE(max_flows) / 4,
+					     HBH_BUCKETS_MIN, HBH_BUCKETS_MAX));
+	q->hash_mask = buckets - 1;
+	q->hash = kvcalloc(buckets, sizeof(*q->hash), GFP_KERNEL);
 	q->fb_buf = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_buf), GFP_KERNEL);
 	q->fb_ifindex = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_ifindex),
 				 GFP_KERNEL);
@@ -1301,8 +1359,7 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	err = hbh_change(sch, opt, extack);
 	if (err)
 		return err;
-	/* once: the callback rereads the period (a restart here could race it) */
-	hrtimer_start(&q->timer, ns_to_ktime(q->period), HRTIMER_MODE_REL_SOFT);
+	/* the timer starts with the first packet (hbh_enqueue) */
 	hbh_ctl_init(&q->other.ctl, &q->params);
 	return 0;
 }
@@ -1483,7 +1540,7 @@ static void hbh_walk(struct Qdisc *sch, struct qdisc_walker *arg)
 		arg->stop = 1;
 		return;
 	}
-	for (b = 0; b < HBH_BUCKETS && !arg->stop; b++) {
+	for (b = 0; b <= q->hash_mask && !arg->stop; b++) {
 		/* most buckets are empty: look without the lock (a flow added
 		 * meanwhile is simply not in this snapshot)
 		 */

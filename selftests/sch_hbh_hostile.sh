@@ -21,7 +21,7 @@
 require_cmd tc iperf3 jq ethtool python3
 require_module sch_hbh
 
-ktap_header 15
+ktap_header 16
 
 C=10000000		# bit/s
 PERIOD_NS=4000000	# hbh's default period
@@ -145,8 +145,20 @@ echo 600000 >$par/gc_age_ms
 ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 100mbit period 100us hoprtt 4s
 # rtt N: "<avg> <max>" ms of N pings from a to r through a's hbh
 rtt() { ip netns exec "$A" ping -c "$1" -i 0.05 -q 10.1.0.2 | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/\([0-9.]*\)/.*|\1 \2|p'; }
+# busy SECONDS: the share of CPU time not idle, whole guest, over SECONDS
+busy() {
+	local a b
+	a=$(head -n 1 /proc/stat)
+	sleep "$1"
+	b=$(head -n 1 /proc/stat)
+	awk -v a="$a" -v b="$b" 'BEGIN { n = split(a, x); split(b, y)
+		for (i = 2; i <= n; i++) { t += y[i] - x[i]; if (i == 5 || i == 6) idle += y[i] - x[i] }
+		printf "%.3f", t ? 1 - idle / t : 1 }'
+}
 read -r rtt0 _ <<<"$(rtt 10)"
+busy0=$(busy 2)
 nsent=$(ip netns exec "$A" "$SELFTESTS_DIR/hbh_frames.py" flows 10.1.0.2 16384 1)
+busy1=$(busy 2)
 read -r rtt1 rmax1 <<<"$(rtt 40)"
 nfl=$(xs "$A" eth0 flows)
 echo 100 >$par/gc_age_ms
@@ -155,8 +167,11 @@ busywait 20000 a_empty
 sleep 0.2
 timers=$(grep -c hbh_timer /proc/timer_list)
 echo "$gc0" >$par/gc_age_ms
-log "many flows: $nsent datagrams, a held $nfl flows; ping through a's hbh avg $rtt0 ms before, avg $rtt1 max $rmax1 ms with the flows; after collection: $(xs "$A" eth0 flows) flows, hbh timers pending $timers"
+log "many flows: $nsent datagrams, a held $nfl flows; CPU busy $busy0 before, $busy1 with the flows idle in the table; ping through a's hbh avg $rtt0 ms before, avg $rtt1 max $rmax1 ms with the flows; after collection: $(xs "$A" eth0 flows) flows, hbh timers pending $timers"
 check "many_flows_held ($nfl)" test "$nfl" -ge 16000
+# the timer's work does not grow with the flows: at most a tenth of the
+# CPU more than with the qdisc alone
+check "many_flows_cpu_bounded ($busy1 <= $busy0 + 0.1)" fcmp "$busy1" '<=' "$(awk -v b="$busy0" 'BEGIN { print b + 0.1 }')"
 rtt_ok() { fcmp "$rtt1" '<=' 10 && fcmp "$rmax1" '<=' 50; }
 check "many_flows_ping_rtt (avg $rtt1 <= 10 ms, max $rmax1 <= 50 ms)" rtt_ok
 check "idle_no_timer ($timers pending)" test "$timers" = 0
