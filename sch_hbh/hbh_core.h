@@ -47,8 +47,33 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/time64.h>
+#include <linux/stddef.h>
 #else
+#include <stddef.h>
+#include <string.h>
+#include <arpa/inet.h>
 #include "congavoid_user.h"
+
+/* the kernel's unaligned accessors the core uses, for the unit test */
+static inline u16 hbh_user_get16(const void *p)
+{
+	u16 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline u32 hbh_user_get32(const void *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+#define get_unaligned(p)	hbh_user_get32(p)	/* 32-bit fields only */
+#define get_unaligned_be16(p)	ntohs(hbh_user_get16(p))
+#define get_unaligned_be32(p)	ntohl(hbh_user_get32(p))
 #endif
 
 #include <congavoid/tc_hbh.h>
@@ -274,6 +299,82 @@ static inline u32 hbh_setpoint(u32 pkts, u32 avg_len, u64 dep_rate,
 static inline u64 hbh_ewma8(u64 avg, u64 sample)
 {
 	return avg - (avg >> 3) + (sample >> 3);
+}
+
+/*
+ * The per-flow departure rate, bytes/s, from @bytes departed over the real
+ * interval @dt (ns) since the flow's last measurement, which is longer than
+ * one period when the timer ran late or the flow was not visited.  An
+ * interval of zero changes nothing.
+ */
+static inline u64 hbh_dep_rate(u64 avg, u64 bytes, u64 dt)
+{
+	if (!dt)
+		return avg;
+	return hbh_ewma8(avg, hbh_rate_of(bytes, dt));
+}
+
+/*
+ * Report budget.  A flow earns the bytes it carries (packets admitted to
+ * its queue); one entry in a report costs HBH_FB_COST of them, 16 times the
+ * most an entry can take on the wire (an Ethernet header, a frame header
+ * and the entry itself, as if each entry went in a frame of its own).  So
+ * the reports about a set of flows never exceed 1/16 of the bytes those
+ * flows carried, plus the floor: one entry per period that needs no credit,
+ * so that a single slow flow is still reported every period.  A flow holds
+ * at most HBH_FB_CREDIT_MAX (an idle flow does not save up a burst).
+ */
+#define HBH_FB_WIRE_MAX		(14 + sizeof(struct hbh_fb_hdr) + \
+				 sizeof(struct hbh_fb_entry))
+#define HBH_FB_COST		(16 * HBH_FB_WIRE_MAX)
+#define HBH_FB_CREDIT_MAX	(4 * HBH_FB_COST)
+
+static inline u32 hbh_credit_add(u32 credit, u32 len)
+{
+	return (u32)min_t(u64, (u64)credit + len, HBH_FB_CREDIT_MAX);
+}
+
+/*
+ * Take one entry's cost from @credit if it holds it, else from the
+ * period's floor (*@floor entries left).  False: no report this period.
+ */
+static inline bool hbh_credit_take(u32 *credit, u32 *floor)
+{
+	if (*credit >= HBH_FB_COST) {
+		*credit -= HBH_FB_COST;
+		return true;
+	}
+	if (*floor) {
+		(*floor)--;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A received entry is well formed: reserved zero, a setpoint, a known
+ * family, IPv4 addresses padded with zeros.  The entry lies in the frame
+ * as it came (2-byte aligned after an Ethernet header, or worse), so every
+ * field is read with an unaligned access.
+ */
+static inline bool hbh_entry_ok(const void *entry)
+{
+	const u8 *b = entry;
+	const u8 *sa = b + offsetof(struct hbh_fb_entry, saddr);
+	const u8 *da = b + offsetof(struct hbh_fb_entry, daddr);
+	u8 family = b[offsetof(struct hbh_fb_entry, family)];
+
+	if (get_unaligned_be16(b + offsetof(struct hbh_fb_entry, reserved)) ||
+	    !get_unaligned_be32(b + offsetof(struct hbh_fb_entry, setpoint)))
+		return false;
+	if (family == HBH_FB_FAMILY_IPV4)
+		return !(get_unaligned((const u32 *)(sa + 4)) |
+			 get_unaligned((const u32 *)(sa + 8)) |
+			 get_unaligned((const u32 *)(sa + 12)) |
+			 get_unaligned((const u32 *)(da + 4)) |
+			 get_unaligned((const u32 *)(da + 8)) |
+			 get_unaligned((const u32 *)(da + 12)));
+	return family == HBH_FB_FAMILY_IPV6;
 }
 
 #endif /* _HBH_CORE_H */

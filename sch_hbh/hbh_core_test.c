@@ -1206,6 +1206,108 @@ static void test_offset_cliff(void **state)
 	assert_true(s.qmax <= 140000 + 2 * PKT);
 }
 
+/*
+ * A received entry sits where the frame put it: 2-byte aligned after an
+ * Ethernet header.  hbh_entry_ok() must read it with unaligned accesses
+ * (UBSan's alignment check fails the test otherwise).
+ */
+static void test_entry_ok_unaligned(void **state)
+{
+	union {
+		u64 align;
+		unsigned char b[2 + sizeof(struct hbh_fb_entry) + 8];
+	} buf;
+	struct hbh_fb_entry ok = { .family = HBH_FB_FAMILY_IPV4 };
+	const struct hbh_fb_entry *e = (const void *)(buf.b + 2);
+	unsigned int off;
+
+	(void)state;
+	ok.saddr[0] = htonl(0x0a000001);
+	ok.daddr[0] = htonl(0x0a030002);
+	ok.setpoint = htonl(30000);
+	for (off = 1; off <= 2; off++) {
+		e = (const void *)(buf.b + off);
+		memcpy(buf.b + off, &ok, sizeof(ok));
+		assert_true(hbh_entry_ok(e));
+		buf.b[off + offsetof(struct hbh_fb_entry, saddr) + 7] = 1;
+		assert_false(hbh_entry_ok(e));	/* IPv4 padding not zero */
+		memcpy(buf.b + off, &ok, sizeof(ok));
+		buf.b[off + offsetof(struct hbh_fb_entry, reserved)] = 1;
+		assert_false(hbh_entry_ok(e));
+		memcpy(buf.b + off, &ok, sizeof(ok));
+		memset(buf.b + off + offsetof(struct hbh_fb_entry, setpoint), 0, 4);
+		assert_false(hbh_entry_ok(e));
+		memcpy(buf.b + off, &ok, sizeof(ok));
+		buf.b[off + offsetof(struct hbh_fb_entry, family)] = 9;
+		assert_false(hbh_entry_ok(e));
+	}
+}
+
+/*
+ * The report budget: over any run, the entries a flow is reported in cost
+ * at most what it carried (1/16 of it on the wire) plus the floor of one
+ * entry per period shared by all flows.  The issue's amplification pattern
+ * (1000 flows, one 106-byte packet each per 100 ms, 25 periods of 4 ms)
+ * gets 25 floor entries and nothing from credit; a 10 Mbit/s flow (5000
+ * bytes per period) is reported every period.
+ */
+static void test_report_budget(void **state)
+{
+	static u32 credit[1000];
+	unsigned int per, i, sent = 0, fast = 0;
+	u32 fcredit = 0;
+
+	(void)state;
+	assert_int_equal(HBH_FB_WIRE_MAX, 110);
+	for (per = 0; per < 25; per++) {
+		u32 floor = 1;
+
+		if (per == 0)
+			for (i = 0; i < 1000; i++)
+				credit[i] = hbh_credit_add(credit[i], 106);
+		for (i = 0; i < 1000; i++)
+			sent += hbh_credit_take(&credit[i], &floor);
+	}
+	assert_int_equal(sent, 25);
+	assert_true(sent * HBH_FB_WIRE_MAX <=
+		    1000 * 106 / 16 + 25 * HBH_FB_WIRE_MAX);
+
+	for (per = 0; per < 1000; per++) {
+		u32 floor = 0;
+
+		fcredit = hbh_credit_add(fcredit, 5000);
+		fast += hbh_credit_take(&fcredit, &floor);
+	}
+	assert_int_equal(fast, 1000);
+	assert_true(fcredit <= HBH_FB_CREDIT_MAX);
+	/* a flow that carried nothing is never reported from credit */
+	fcredit = 0;
+	{
+		u32 floor = 0;
+
+		assert_false(hbh_credit_take(&fcredit, &floor));
+	}
+}
+
+/*
+ * The departure rate divides by the real interval since the flow's last
+ * measurement: a flow at 1 MB/s measured after three periods of 4 ms
+ * (timer late, or skipped) reads 1 MB/s, not the 3 MB/s of dividing the
+ * 12 000 bytes by one period.
+ */
+static void test_dep_rate_interval(void **state)
+{
+	u64 r = 1000000, i;
+
+	(void)state;
+	for (i = 0; i < 100; i++)
+		r = hbh_dep_rate(r, 12000, 12 * MS);
+	assert_true(r >= 999000 && r <= 1001000);
+	assert_int_equal(hbh_dep_rate(r, 5000, 0), r);
+	/* the old figure: 12 000 bytes over one 4 ms period */
+	assert_int_equal(hbh_rate_of(12000, 4 * MS), 3000000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1220,6 +1322,9 @@ int main(void)
 		cmocka_unit_test(test_setpoint),
 		cmocka_unit_test(test_closed_loop),
 		cmocka_unit_test(test_offset_cliff),
+		cmocka_unit_test(test_entry_ok_unaligned),
+		cmocka_unit_test(test_report_budget),
+		cmocka_unit_test(test_dep_rate_interval),
 	};
 
 	return cmocka_run_group_tests_name("hbh_core", tests, NULL, NULL);

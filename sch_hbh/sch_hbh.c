@@ -38,12 +38,18 @@
 #include <linux/etherdevice.h>
 #include <linux/hrtimer.h>
 #include <linux/jhash.h>
+#include <linux/log2.h>
 #include <linux/random.h>
 #include <linux/rbtree.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/ktime.h>
+#include <linux/if_arp.h>
+#include <net/arp.h>
 #include <net/flow_dissector.h>
+#include <net/ip6_route.h>
+#include <net/ndisc.h>
+#include <net/route.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
@@ -85,11 +91,14 @@ module_param_cb(gc_age_ms, &gc_age_ops, &gc_age_ms, 0644);
 MODULE_PARM_DESC(gc_age_ms,
 		 "idle time after which an empty flow is collected, 100..600000 ms (default 2000)");
 
-#define HBH_BUCKETS_LOG		12
-#define HBH_BUCKETS		BIT(HBH_BUCKETS_LOG)
+/* hash buckets: max_flows / 4 at creation, a power of two in this range */
+#define HBH_BUCKETS_MIN		256
+#define HBH_BUCKETS_MAX		BIT(18)
 #define HBH_FB_MAX		1024	/* entries reported per period */
 #define HBH_FB_FRAME_MAX	256	/* entries accepted per frame */
 #define HBH_GC_SCAN		64	/* flows looked at per period */
+#define HBH_VISIT_NS		4000	/* timer work: one flow per 4 us of period */
+#define HBH_VISIT_MIN		16	/* ... but at least this many */
 #define HBH_CTL_LIMIT		256	/* feedback frames queued for sending */
 #define HBH_FB_LEN(n)	(sizeof(struct hbh_fb_hdr) + \
 			 (n) * sizeof(struct hbh_fb_entry))
@@ -110,6 +119,7 @@ struct hbh_flow {
 	struct hlist_node hnode;	/* q->hash */
 	struct list_head lru;		/* q->lru, least recently active first */
 	struct list_head active;	/* q->active while it may send */
+	struct list_head rpt;		/* q->rpt while recently active */
 	struct rb_node rb;		/* q->throttled, by time_next_packet */
 	struct hbh_key key;
 	struct sk_buff *head;
@@ -123,10 +133,13 @@ struct hbh_flow {
 	u64 arrived;			/* cumulative bytes, drops included */
 	u64 departed;
 	u64 dep_rate;			/* departures, bytes/s, EWMA per period */
-	u64 dep_mark;			/* departed at the last period */
+	u64 dep_mark;			/* departed at the last measurement */
+	u64 dep_at;			/* time of the last measurement, 0: none */
+	u32 fb_credit;			/* report budget, bytes (hbh_core.h) */
 	u64 time_next_packet;
 	u64 last_active;
 	u64 last_fb;			/* last report applied */
+	u32 visit;			/* q->visit when the timer last saw it */
 	struct hbh_ctl ctl;
 	struct hbh_report down;		/* e2e: last report from downstream */
 	u64 down_at;
@@ -147,11 +160,15 @@ struct hbh_sched_data {
 	u32 node;			/* our id in feedback frames */
 	u32 seq;
 	u32 hash_seed;
+	u32 hash_mask;			/* buckets - 1 */
 	u64 link_next;
 	u64 nbr_at;			/* last report accepted from the next hop */
 	struct hlist_head *hash;
 	struct list_head lru;
 	struct list_head active;
+	struct list_head rpt;		/* recently active flows, round robin */
+	u32 visit;			/* timer runs */
+	bool timer_on;			/* armed or running; under the root lock */
 	struct rb_root throttled;
 	struct hbh_flow other;		/* fifo mode, non-IP, table full */
 	struct sk_buff_head ctlq;	/* feedback frames to send */
@@ -161,20 +178,59 @@ struct hbh_sched_data {
 	struct Qdisc *sch;
 	struct hbh_fb_entry *fb_buf;	/* one period's report, by upstream */
 	int *fb_ifindex;
+	u8 (*fb_mac)[ETH_ALEN];		/* and the neighbour to send it to */
 
 	u32 flows;
 	u32 nthrottled;
 	u32 ncontrolled;
 	u64 fb_sent;
 	u64 fb_received;
-	u64 fb_rejected;
+	atomic64_t fb_rejected;		/* counted without the lock */
 	u64 fb_entries_ignored;
 	u64 overlimit_dropped;
 	u64 flow_dropped;
 	u64 flows_gc;
 	u64 flow_overflow;
 	u64 fb_expired;
+	u64 fb_bytes;
+	u64 fb_unsendable;
+	u64 fb_suppressed;		/* entries held back by the budget */
 };
+
+/*
+ * Reports this module sends carry this secret in the qdisc private area of
+ * their skb's control block from hbh_send_frame() to the enqueue of the
+ * device they go out on; only they take the control queue.  Nothing outside
+ * the kernel can set the control block, and a random 64-bit value cannot be
+ * guessed: anything else of Ethertype HBH_ETH_P (a raw socket's frames, a
+ * forwarded frame) is ordinary traffic, classified and shaped.  The mark is
+ * cleared at enqueue, so it does not outlive one qdisc.
+ */
+static u64 hbh_secret __read_mostly;
+
+struct hbh_skb_cb {
+	u64 secret;
+};
+
+static struct hbh_skb_cb *hbh_skb_cb(struct sk_buff *skb)
+{
+	qdisc_cb_private_validate(skb, sizeof(struct hbh_skb_cb));
+	return (struct hbh_skb_cb *)qdisc_skb_cb(skb)->data;
+}
+
+/* An own report: the mark is checked and cleared. */
+static bool hbh_own_report(struct sk_buff *skb)
+{
+	struct hbh_skb_cb *cb;
+
+	if (skb->protocol != htons(HBH_ETH_P))
+		return false;
+	cb = hbh_skb_cb(skb);
+	if (cb->secret != hbh_secret)
+		return false;
+	cb->secret = 0;
+	return true;
+}
 
 static struct kmem_cache *hbh_flow_cachep __read_mostly;
 static struct Qdisc_ops hbh_qdisc_ops;
@@ -228,7 +284,7 @@ static struct hlist_head *hbh_bucket(const struct hbh_sched_data *q,
 {
 	BUILD_BUG_ON(sizeof(*k) % sizeof(u32));
 	return &q->hash[jhash2((const u32 *)k, sizeof(*k) / sizeof(u32),
-			       q->hash_seed) & (HBH_BUCKETS - 1)];
+			       q->hash_seed) & q->hash_mask];
 }
 
 static struct hbh_flow *hbh_lookup(const struct hbh_sched_data *q,
@@ -246,6 +302,7 @@ static void hbh_flow_setup(struct hbh_sched_data *q, struct hbh_flow *f)
 {
 	INIT_LIST_HEAD(&f->lru);
 	INIT_LIST_HEAD(&f->active);
+	INIT_LIST_HEAD(&f->rpt);
 	RB_CLEAR_NODE(&f->rb);
 	hbh_ctl_init(&f->ctl, &q->params);
 }
@@ -268,6 +325,7 @@ static struct hbh_flow *hbh_classify(struct hbh_sched_data *q,
 		goto overflow;
 	hbh_flow_setup(q, f);
 	f->key = k;
+	f->dep_at = now;
 	if (q->mode == TC_HBH_MODE_HBH && q->nbr_at &&
 	    now - q->nbr_at < hbh_fb_timeout(q)) {
 		hbh_ctl_ramp(&f->ctl, &q->params);
@@ -369,6 +427,7 @@ static void hbh_flow_free(struct hbh_sched_data *q, struct hbh_flow *f)
 		q->ncontrolled--;
 	hlist_del(&f->hnode);
 	list_del(&f->lru);
+	list_del(&f->rpt);
 	q->flows--;
 	kmem_cache_free(hbh_flow_cachep, f);
 }
@@ -410,8 +469,8 @@ static int hbh_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct hbh_flow *f;
 	u64 now;
 
-	if (unlikely(skb->protocol == htons(HBH_ETH_P))) {
-		/* a feedback frame: ahead of data, not shaped */
+	if (unlikely(hbh_own_report(skb))) {
+		/* our own report: ahead of data, charged to the link */
 		if (skb_queue_len(&q->ctlq) >= HBH_CTL_LIMIT)
 			return qdisc_drop(skb, sch, to_free);
 		__skb_queue_tail(&q->ctlq, skb);
@@ -423,18 +482,35 @@ static int hbh_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	now = ktime_get_ns();
 	f = hbh_classify(q, skb, now);
 	f->arrived += len;
-	f->up_ifindex = skb->skb_iif;
-	f->last_active = now;
-	if (f != &q->other)
-		list_move_tail(&f->lru, &q->lru);
 
-	if (f != &q->other && unlikely(f->qlen >= q->flow_limit)) {
+	/*
+	 * The unclassified queue (non-IP, a full table) has the per-flow
+	 * limit too, except in fifo mode where it is the only queue.
+	 */
+	if (unlikely(f->qlen >= q->flow_limit) &&
+	    (f != &q->other || q->mode != TC_HBH_MODE_FIFO)) {
 		q->flow_dropped++;
 		return qdisc_drop(skb, sch, to_free);
 	}
 	if (unlikely(sch->q.qlen >= sch->limit)) {
 		q->overlimit_dropped++;
 		return qdisc_drop(skb, sch, to_free);
+	}
+
+	/* active, and earning report budget, only for what it admits */
+	f->up_ifindex = skb->skb_iif;
+	f->last_active = now;
+	f->fb_credit = hbh_credit_add(f->fb_credit, len);
+	if (f != &q->other) {
+		list_move_tail(&f->lru, &q->lru);
+		if (list_empty(&f->rpt))
+			list_add_tail(&f->rpt, &q->rpt);
+		/* no timer while idle: armed by the first packet */
+		if (unlikely(!q->timer_on)) {
+			q->timer_on = true;
+			hrtimer_start(&q->timer, ns_to_ktime(q->period),
+				      HRTIMER_MODE_REL_SOFT);
+		}
 	}
 
 	f->avg_len = f->avg_len ? (u32)hbh_ewma8(f->avg_len, len) : len;
@@ -486,8 +562,14 @@ static struct sk_buff *hbh_dequeue(struct Qdisc *sch)
 	u32 len;
 
 	skb = __skb_dequeue(&q->ctlq);
-	if (skb)
+	if (skb) {
+		/* ahead of data, but its bytes count against the link */
+		q->link_next = hbh_advance(q->link_next, now,
+					   hbh_len_ns(qdisc_pkt_len(skb),
+						      q->params.rate),
+					   2ULL * q->period);
 		goto out;
+	}
 	if (!sch->q.qlen)
 		return NULL;
 	if (now < q->link_next) {
@@ -595,6 +677,12 @@ static void hbh_fill_entry(struct hbh_fb_entry *e, const struct hbh_flow *f,
  * Under the root lock: one entry per recently active flow that came from a
  * neighbour, with the ifindex to send it on.  Also the per-flow departure
  * rate for the dynamic setpoint, and garbage collection.
+ *
+ * The work is bounded: the timer visits at most one flow per HBH_VISIT_NS
+ * of period (25 at 100 us, 1000 at 4 ms; HBH_VISIT_MIN..HBH_FB_MAX), taken
+ * round robin from q->rpt, where a flow goes with its first admitted packet
+ * and leaves once it has been idle for the report window; the next period
+ * continues where this one stopped.  Local flows count like any other.
  */
 static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 {
@@ -602,21 +690,40 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 	u64 window = hbh_fb_timeout(q) / 2;
 	u64 gc_age = (u64)READ_ONCE(gc_age_ms) *
 		     NSEC_PER_MSEC;
+	unsigned int cnt = 0, scanned = 0, budget;
 	struct hbh_flow *f, *n;
-	unsigned int cnt = 0, scanned = 0;
+	u32 floor = 1;		/* entries per period beyond the budget */
 
-	list_for_each_entry_reverse(f, &q->lru, lru) {
-		const struct hbh_report *d = &f->down;
+	budget = clamp_t(u32, q->period / HBH_VISIT_NS, HBH_VISIT_MIN,
+			 HBH_FB_MAX);
+	q->visit++;
+	while (budget-- && cnt < HBH_FB_MAX) {
+		const struct hbh_report *d;
 		u32 sp;
 
-		if (now - f->last_active > window || cnt == HBH_FB_MAX)
-			break;
-		f->dep_rate = hbh_ewma8(f->dep_rate,
-					hbh_rate_of(f->departed - f->dep_mark,
-						    q->period));
-		f->dep_mark = f->departed;
-		if (!f->up_ifindex)
+		f = list_first_entry_or_null(&q->rpt, struct hbh_flow, rpt);
+		if (!f || f->visit == q->visit)
+			break;		/* none, or all seen this period */
+		if (now - f->last_active > window) {
+			list_del_init(&f->rpt);
 			continue;
+		}
+		f->visit = q->visit;
+		list_move_tail(&f->rpt, &q->rpt);
+		/* over the real interval since this flow's last measurement */
+		if (f->dep_at)
+			f->dep_rate = hbh_dep_rate(f->dep_rate,
+						   f->departed - f->dep_mark,
+						   now - f->dep_at);
+		f->dep_mark = f->departed;
+		f->dep_at = now;
+		if (q->mode == TC_HBH_MODE_FIFO || !f->up_ifindex)
+			continue;
+		if (!hbh_credit_take(&f->fb_credit, &floor)) {
+			q->fb_suppressed++;
+			continue;
+		}
+		d = &f->down;
 		sp = hbh_setpoint(q->setpoint, f->avg_len ? : 1, f->dep_rate,
 				  sch->limit, q->params.rate);
 		if (q->mode == TC_HBH_MODE_E2E && f->down_at &&
@@ -642,12 +749,13 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 }
 
 static void hbh_send_frame(struct hbh_sched_data *q, struct net_device *dev,
-			   const int *idx, unsigned int n, u64 t_meas)
+			   const u8 *daddr, const int *idx, unsigned int n,
+			   u64 t_meas)
 {
 	unsigned int hlen = LL_RESERVED_SPACE(dev);
 	struct hbh_fb_hdr *h;
 	struct sk_buff *skb;
-	unsigned int i;
+	unsigned int i, len;
 
 	skb = alloc_skb(hlen + HBH_FB_LEN(n) + dev->needed_tailroom,
 			GFP_ATOMIC | __GFP_NOWARN);
@@ -670,36 +778,137 @@ static void hbh_send_frame(struct hbh_sched_data *q, struct net_device *dev,
 	skb->dev = dev;
 	skb->protocol = htons(HBH_ETH_P);
 	skb->priority = TC_PRIO_CONTROL;
-	if (dev_hard_header(skb, dev, HBH_ETH_P, dev->broadcast,
-			    dev->dev_addr, skb->len) < 0) {
+	if (dev_hard_header(skb, dev, HBH_ETH_P, daddr, dev->dev_addr,
+			    skb->len) < 0) {
 		kfree_skb(skb);
 		return;
 	}
-	if (dev_queue_xmit(skb) == NET_XMIT_SUCCESS)
+	hbh_skb_cb(skb)->secret = hbh_secret;
+	len = skb->len;
+	if (dev_queue_xmit(skb) == NET_XMIT_SUCCESS) {
 		WRITE_ONCE(q->fb_sent, q->fb_sent + 1);
+		WRITE_ONCE(q->fb_bytes, q->fb_bytes + len);
+	}
 }
 
-/* Outside any qdisc lock: the entries, grouped by upstream interface. */
+/* Reports need an Ethernet header: not on L3 devices (ipip, WireGuard, tun) */
+static bool hbh_dev_sendable(const struct net_device *dev)
+{
+	return netif_running(dev) && dev->type == ARPHRD_ETHER &&
+	       dev->header_ops && dev->header_ops->create &&
+	       dev->addr_len == ETH_ALEN && dev->mtu >= HBH_FB_LEN(1);
+}
+
+static void hbh_neigh_mac(struct neighbour *n, const struct net_device *dev,
+			  u8 *mac)
+{
+	if (n && (READ_ONCE(n->nud_state) & NUD_VALID))
+		neigh_ha_snapshot(mac, n, dev);
+}
+
+/*
+ * The upstream neighbour of a flow: the next hop on @dev towards the
+ * flow's source, from the routing table and the neighbour cache (the
+ * Ethernet header the flow's packets came with is gone once they are
+ * routed).  Broadcast if it is not known (no route on @dev, no valid
+ * neighbour entry; nothing is resolved or created here).
+ */
+static void hbh_upstream_mac(struct net *net, struct net_device *dev,
+			     const struct hbh_fb_entry *e, u8 *mac)
+{
+	struct neighbour *n = NULL;
+
+	memcpy(mac, dev->broadcast, ETH_ALEN);
+	if (e->family == HBH_FB_FAMILY_IPV4) {
+		struct flowi4 fl4 = {
+			.daddr		= e->saddr[0],
+			.flowi4_oif	= dev->ifindex,
+		};
+		struct rtable *rt = ip_route_output_key(net, &fl4);
+
+		if (IS_ERR(rt))
+			return;
+		if (rt->dst.dev == dev) {
+			__be32 nh = rt_nexthop(rt, e->saddr[0]);
+
+			n = __ipv4_neigh_lookup_noref(dev, (__force u32)nh);
+		}
+		hbh_neigh_mac(n, dev, mac);
+		ip_rt_put(rt);
+	}
+#if IS_BUILTIN(CONFIG_IPV6)
+	else if (e->family == HBH_FB_FAMILY_IPV6) {
+		struct flowi6 fl6 = { .flowi6_oif = dev->ifindex };
+		struct dst_entry *dst;
+
+		memcpy(&fl6.daddr, e->saddr, sizeof(fl6.daddr));
+		dst = ip6_route_output(net, NULL, &fl6);
+		if (!dst->error && dst->dev == dev) {
+			const struct in6_addr *nh;
+
+			nh = rt6_nexthop((struct rt6_info *)dst, &fl6.daddr);
+			n = __ipv6_neigh_lookup_noref(dev, nh);
+		}
+		hbh_neigh_mac(n, dev, mac);
+		dst_release(dst);
+	}
+#endif
+}
+
+/*
+ * Outside any qdisc lock: the entries, grouped by upstream interface and
+ * neighbour, unicast to the neighbour where it is known.  Entries whose
+ * interface is gone, down or cannot carry an Ethernet frame are counted as
+ * unsendable.
+ */
 static void hbh_send_reports(struct Qdisc *sch, unsigned int cnt, u64 now)
 {
 	struct hbh_sched_data *q = qdisc_priv(sch);
 	struct net *net = dev_net(qdisc_dev(sch));
 	int idx[HBH_FB_FRAME_MAX];
-	unsigned int i, j, n, per;
+	unsigned int i, j, n, per, unsendable = 0;
+	struct net_device *dev = NULL;
+	int dev_ifindex = 0;
 
 	rcu_read_lock();
 	for (i = 0; i < cnt; i++) {
 		int ifindex = q->fb_ifindex[i];
-		struct net_device *dev;
+
+		if (!ifindex)
+			continue;
+		if (ifindex != dev_ifindex) {
+			dev = dev_get_by_index_rcu(net, ifindex);
+			dev_ifindex = ifindex;
+			if (dev && !hbh_dev_sendable(dev))
+				dev = NULL;
+		}
+		if (!dev) {
+			q->fb_ifindex[i] = 0;
+			unsendable++;
+			continue;
+		}
+		/* consecutive entries of one source share a lookup */
+		if (i && q->fb_ifindex[i - 1] == ifindex &&
+		    q->fb_buf[i - 1].family == q->fb_buf[i].family &&
+		    !memcmp(q->fb_buf[i - 1].saddr, q->fb_buf[i].saddr,
+			    sizeof(q->fb_buf[i].saddr)))
+			memcpy(q->fb_mac[i], q->fb_mac[i - 1], ETH_ALEN);
+		else
+			hbh_upstream_mac(net, dev, &q->fb_buf[i], q->fb_mac[i]);
+	}
+	for (i = 0; i < cnt; i++) {
+		int ifindex = q->fb_ifindex[i];
 
 		if (!ifindex)
 			continue;
 		dev = dev_get_by_index_rcu(net, ifindex);
-		if (!dev || !netif_running(dev) || !dev->header_ops ||
-		    dev->mtu < HBH_FB_LEN(1)) {
-			for (j = i; j < cnt; j++)
-				if (q->fb_ifindex[j] == ifindex)
+		if (!dev || !hbh_dev_sendable(dev)) {
+			for (j = i; j < cnt; j++) {
+				if (q->fb_ifindex[j] == ifindex) {
 					q->fb_ifindex[j] = 0;
+					unsendable++;
+				}
+			}
 			continue;
 		}
 		per = min_t(unsigned int, HBH_FB_FRAME_MAX,
@@ -707,19 +916,23 @@ static void hbh_send_reports(struct Qdisc *sch, unsigned int cnt, u64 now)
 			    sizeof(struct hbh_fb_entry));
 		n = 0;
 		for (j = i; j < cnt; j++) {
-			if (q->fb_ifindex[j] != ifindex)
+			if (q->fb_ifindex[j] != ifindex ||
+			    !ether_addr_equal(q->fb_mac[j], q->fb_mac[i]))
 				continue;
 			q->fb_ifindex[j] = 0;
 			idx[n++] = j;
 			if (n == per) {
-				hbh_send_frame(q, dev, idx, n, now);
+				hbh_send_frame(q, dev, q->fb_mac[i], idx, n,
+					       now);
 				n = 0;
 			}
 		}
 		if (n)
-			hbh_send_frame(q, dev, idx, n, now);
+			hbh_send_frame(q, dev, q->fb_mac[i], idx, n, now);
 	}
 	rcu_read_unlock();
+	if (unsendable)
+		WRITE_ONCE(q->fb_unsendable, q->fb_unsendable + unsendable);
 }
 
 static enum hrtimer_restart hbh_timer(struct hrtimer *timer)
@@ -729,33 +942,34 @@ static enum hrtimer_restart hbh_timer(struct hrtimer *timer)
 	struct Qdisc *sch = q->sch;
 	spinlock_t *root_lock;		/* the root qdisc's */
 	unsigned int cnt;
+	bool idle;
 	u64 now;
 
 	rcu_read_lock();
 	root_lock = qdisc_lock(qdisc_root_sleeping(sch));
 	spin_lock(root_lock);
 	now = ktime_get_ns();
-	cnt = q->mode == TC_HBH_MODE_FIFO ? 0 : hbh_snapshot(sch, now);
+	cnt = hbh_snapshot(sch, now);
+	/*
+	 * Nothing left to report or collect: stop until the next packet.
+	 * An enqueue that sees timer_on false restarts the timer, even while
+	 * this callback finishes (it returns NORESTART, the new start stands).
+	 */
+	idle = !q->flows && list_empty(&q->rpt);
+	if (idle)
+		q->timer_on = false;
 	spin_unlock(root_lock);
 	rcu_read_unlock();
 
 	if (cnt)
 		hbh_send_reports(sch, cnt, now);
+	if (idle)
+		return HRTIMER_NORESTART;
 	hrtimer_forward_now(timer, ns_to_ktime(READ_ONCE(q->period)));
 	return HRTIMER_RESTART;
 }
 
 /* ---- feedback: receiving ---- */
-
-static bool hbh_entry_ok(const struct hbh_fb_entry *e)
-{
-	if (e->reserved || !e->setpoint)
-		return false;
-	if (e->family == HBH_FB_FAMILY_IPV4)
-		return !(e->saddr[1] | e->saddr[2] | e->saddr[3] |
-			 e->daddr[1] | e->daddr[2] | e->daddr[3]);
-	return e->family == HBH_FB_FAMILY_IPV6;
-}
 
 static void hbh_apply(struct hbh_sched_data *q, struct hbh_flow *f,
 		      const struct hbh_fb_entry *e, u64 t_meas, u64 now,
@@ -812,7 +1026,7 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 	struct Qdisc *sch;
 	u64 now, t_meas;
 
-	/* a neighbour's report is broadcast; unicast to others is not ours */
+	/* reports come unicast to us, or broadcast; not to others */
 	if (skb->pkt_type == PACKET_OTHERHOST)
 		goto drop;
 	skb = skb_share_check(skb, GFP_ATOMIC);
@@ -823,11 +1037,12 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 		goto drop;
 	q = qdisc_priv(sch);
 
+	/* the frame may be only 2-byte aligned: unaligned reads throughout */
 	h = pskb_may_pull(skb, sizeof(*h)) ? (void *)skb->data : NULL;
-	n = h ? ntohs(h->count) : 0;
-	if (!h || h->magic != htons(HBH_FB_MAGIC) ||
+	n = h ? get_unaligned_be16(&h->count) : 0;
+	if (!h || get_unaligned_be16(&h->magic) != HBH_FB_MAGIC ||
 	    h->version != HBH_FB_VERSION || h->type != HBH_FB_TYPE_REPORT ||
-	    h->reserved || !n || n > HBH_FB_FRAME_MAX ||
+	    get_unaligned_be16(&h->reserved) || !n || n > HBH_FB_FRAME_MAX ||
 	    skb->len != HBH_FB_LEN(n) || !pskb_may_pull(skb, HBH_FB_LEN(n)))
 		goto reject;
 	h = (void *)skb->data;
@@ -849,8 +1064,8 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 
 		memcpy(k.saddr, e[i].saddr, sizeof(k.saddr));
 		memcpy(k.daddr, e[i].daddr, sizeof(k.daddr));
-		k.sport = e[i].sport;
-		k.dport = e[i].dport;
+		k.sport = get_unaligned(&e[i].sport);
+		k.dport = get_unaligned(&e[i].dport);
 		k.proto = e[i].proto;
 		k.family = e[i].family;
 		f = hbh_lookup(q, &k);
@@ -872,10 +1087,8 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 	return NET_RX_SUCCESS;
 
 reject:
-	spin_lock(qdisc_lock(sch));
-	if (!q->dead)
-		q->fb_rejected++;
-	spin_unlock(qdisc_lock(sch));
+	/* no lock: a flood of bad frames must not contend for the root lock */
+	atomic64_inc(&q->fb_rejected);
 drop:
 	kfree_skb(skb);
 	return NET_RX_DROP;
@@ -1103,6 +1316,7 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 		    struct netlink_ext_ack *extack)
 {
 	struct hbh_sched_data *q = qdisc_priv(sch);
+	u32 buckets;
 	int err;
 
 	q->sch = sch;
@@ -1119,6 +1333,7 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	q->hash_seed = get_random_u32();
 	INIT_LIST_HEAD(&q->lru);
 	INIT_LIST_HEAD(&q->active);
+	INIT_LIST_HEAD(&q->rpt);
 	q->throttled = RB_ROOT;
 	__skb_queue_head_init(&q->ctlq);
 	hbh_flow_setup(q, &q->other);
@@ -1126,18 +1341,25 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	hrtimer_init(&q->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	q->timer.function = hbh_timer;
 
-	q->hash = kvcalloc(HBH_BUCKETS, sizeof(*q->hash), GFP_KERNEL);
+	/*
+	 * Sized for max_flows as it is now (chains of 4 flows on average at a
+	 * full table); raising max_flows later lengthens the chains.
+	 */
+	buckets = roundup_pow_of_two(clamp_t(u32, READ_ONCE(max_flows) / 4,
+					     HBH_BUCKETS_MIN, HBH_BUCKETS_MAX));
+	q->hash_mask = buckets - 1;
+	q->hash = kvcalloc(buckets, sizeof(*q->hash), GFP_KERNEL);
 	q->fb_buf = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_buf), GFP_KERNEL);
 	q->fb_ifindex = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_ifindex),
 				 GFP_KERNEL);
-	if (!q->hash || !q->fb_buf || !q->fb_ifindex)
+	q->fb_mac = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_mac), GFP_KERNEL);
+	if (!q->hash || !q->fb_buf || !q->fb_ifindex || !q->fb_mac)
 		return -ENOMEM;		/* destroy frees what was allocated */
 
 	err = hbh_change(sch, opt, extack);
 	if (err)
 		return err;
-	/* once: the callback rereads the period (a restart here could race it) */
-	hrtimer_start(&q->timer, ns_to_ktime(q->period), HRTIMER_MODE_REL_SOFT);
+	/* the timer starts with the first packet (hbh_enqueue) */
 	hbh_ctl_init(&q->other.ctl, &q->params);
 	return 0;
 }
@@ -1158,6 +1380,7 @@ static void hbh_destroy(struct Qdisc *sch)
 	kvfree(q->hash);
 	kvfree(q->fb_buf);
 	kvfree(q->fb_ifindex);
+	kvfree(q->fb_mac);
 	q->hash = NULL;
 }
 
@@ -1210,7 +1433,7 @@ static int hbh_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.throttled		= q->nthrottled,
 		.fb_sent		= READ_ONCE(q->fb_sent),
 		.fb_received		= q->fb_received,
-		.fb_rejected		= q->fb_rejected,
+		.fb_rejected		= atomic64_read(&q->fb_rejected),
 		.fb_entries_ignored	= q->fb_entries_ignored,
 		.overlimit_dropped	= q->overlimit_dropped,
 		.flow_dropped		= q->flow_dropped,
@@ -1218,6 +1441,8 @@ static int hbh_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.flow_overflow		= q->flow_overflow,
 		.controlled		= q->ncontrolled,
 		.fb_expired		= q->fb_expired,
+		.fb_bytes		= READ_ONCE(q->fb_bytes),
+		.fb_unsendable		= READ_ONCE(q->fb_unsendable),
 	};
 	sch_tree_unlock(sch);
 
@@ -1323,7 +1548,7 @@ static void hbh_walk(struct Qdisc *sch, struct qdisc_walker *arg)
 		arg->stop = 1;
 		return;
 	}
-	for (b = 0; b < HBH_BUCKETS && !arg->stop; b++) {
+	for (b = 0; b <= q->hash_mask && !arg->stop; b++) {
 		/* most buckets are empty: look without the lock (a flow added
 		 * meanwhile is simply not in this snapshot)
 		 */
@@ -1391,6 +1616,8 @@ static int __init hbh_module_init(void)
 
 	BUILD_BUG_ON(sizeof(struct tc_hbh_flow_xstats) <=
 		     sizeof(struct tc_hbh_xstats));
+	while (!hbh_secret)
+		hbh_secret = get_random_u64();
 	hbh_flow_cachep = kmem_cache_create("hbh_flow", sizeof(struct hbh_flow),
 					    0, 0, NULL);
 	if (!hbh_flow_cachep)

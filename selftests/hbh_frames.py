@@ -19,7 +19,17 @@
   hbh_frames.py flows DADDR NFLOWS ROUNDS
       UDP datagrams to DADDR:9 from NFLOWS source ports (raw socket, one
       socket for all), ROUNDS passes over the ports.
+  hbh_frames.py blast DEV SECONDS PPS LEN
+      Frames of Ethertype 0x88B5 and LEN bytes (a well-formed header, then
+      zeros) from a raw AF_PACKET socket, PPS per second for SECONDS: a
+      local user pushing "feedback" through the qdisc.  Prints frames sent
+      and frames the stack refused.
+  hbh_frames.py spoof DADDR NFLOWS SECONDS
+      One small UDP datagram every 100 ms from each of NFLOWS source ports
+      to DADDR:9 for SECONDS (each a flow of its own downstream: the
+      report amplification pattern).  Prints datagrams sent.
 """
+import time
 import os
 import random
 import socket
@@ -130,10 +140,60 @@ def flows(daddr, nflows, rounds):
     print(sent)
 
 
+def blast(dev, secs, pps, length):
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    sock.bind((dev, 0))
+    f = eth(frame([], count=1)) + bytes(max(0, length - 14 - HDR.size))
+    sent = refused = 0
+    t0 = time.monotonic()
+    batch = max(1, pps // 100)
+    while True:
+        now = time.monotonic() - t0
+        if now >= secs:
+            break
+        for _ in range(batch):
+            try:
+                sock.send(f)
+                sent += 1
+            except OSError:
+                refused += 1
+        ahead = (sent + refused) / pps - (time.monotonic() - t0)
+        if ahead > 0:
+            time.sleep(ahead)
+    print(sent, refused)
+
+
+def spoof(daddr, nflows, secs):
+    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+    payload = bytes(32)
+    sent = 0
+    t0 = time.monotonic()
+    rnd = 0
+    while time.monotonic() - t0 < secs:
+        for p in range(nflows):
+            udp = struct.pack("!HHHH", 20000 + p, 9, 8 + len(payload), 0) + payload
+            try:
+                s.sendto(udp, (daddr, 0))
+                sent += 1
+            except OSError:
+                pass
+        rnd += 1
+        ahead = rnd * 0.1 - (time.monotonic() - t0)
+        if ahead > 0:
+            time.sleep(ahead)
+    print(sent)
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "flows":
         flows(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        return
+    if cmd == "blast":
+        blast(sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+        return
+    if cmd == "spoof":
+        spoof(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
         return
     dev, count = sys.argv[2], int(sys.argv[3])
     flow = (sys.argv[4], sys.argv[5], int(sys.argv[6]), int(sys.argv[7]))

@@ -49,7 +49,10 @@ enum tc_hbh_mode {
 #define HBH_HOPRTT_MIN		10000U		/* 10 us */
 #define HBH_HOPRTT_MAX		4000000000U	/* 4 s */
 
-/* TCA_STATS_APP; newer members are only ever appended. */
+/*
+ * TCA_STATS_APP; newer members are only ever appended, and the struct stays
+ * shorter than struct tc_hbh_flow_xstats (112 bytes).
+ */
 struct tc_hbh_xstats {
 	__u32 flows;		/* flows in the table */
 	__u32 throttled;	/* flows waiting for their next send time */
@@ -64,6 +67,8 @@ struct tc_hbh_xstats {
 	__u32 controlled;	/* flows whose rate the next hop controls */
 	__u32 pad;
 	__u64 fb_expired;	/* controlled flows set free, no report */
+	__u64 fb_bytes;		/* bytes of the feedback frames sent, link header included */
+	__u64 fb_unsendable;	/* report entries not sent: upstream not Ethernet */
 };
 
 /* A flow's state in "tc -s class show" (TCA_STATS_APP of each class). */
