@@ -422,6 +422,12 @@ static int hbh_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_u64(PRINT_ANY, "flow_overflow", " flow_overflow %llu",
 		  st.flow_overflow);
 	print_u64(PRINT_ANY, "fb_expired", " fb_expired %llu", st.fb_expired);
+	if (RTA_PAYLOAD(xstats) >= offsetof(struct tc_hbh_xstats, fb_unsendable) +
+				   sizeof(st.fb_unsendable)) {
+		print_u64(PRINT_ANY, "fb_bytes", " fb_bytes %llu", st.fb_bytes);
+		print_u64(PRINT_ANY, "fb_unsendable", " fb_unsendable %llu",
+			  st.fb_unsendable);
+	}
 	return 0;
 }
 
