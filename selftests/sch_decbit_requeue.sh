@@ -68,34 +68,24 @@ rq=$(st requeues)
 log "requeues under load: $rq"
 check "requeues_happen ($rq)" test "${rq:-0}" -gt 100
 
-# 2: limit 1 while packets wait on the requeue list, 50 times
-shrink() {
+# n_times N CMD...: CMD N times, stopping at the first failure
+n_times() {
 	local i
-	for i in $(seq 1 25); do
-		rt qdisc change dev ifb0 root decbit limit 1 || return 1
-		rt qdisc change dev ifb0 root decbit limit 200 || return 1
+	for i in $(seq 1 "$1"); do
+		"${@:2}" || return 1
 	done
 }
-check "change_limit_1_under_requeues" shrink
+dec() { rt qdisc change dev ifb0 root decbit "$@"; }
+shrink() { dec limit 1 && dec limit 200; }
+move() { dec pool 2 && dec pool 1; }
+flap() { ip -n "$R" link set ifb0 down && ip -n "$R" link set ifb0 up; }
 
-# 3: the qdisc moves between pools 1 and 2, 50 times
-move() {
-	local i
-	for i in $(seq 1 25); do
-		rt qdisc change dev ifb0 root decbit pool 2 || return 1
-		rt qdisc change dev ifb0 root decbit pool 1 || return 1
-	done
-}
-check "pool_moves_under_requeues" move
-
-# 4: link down and up (the core resets the qdisc), 10 times
-flap() {
-	local i
-	for i in $(seq 1 10); do
-		ip -n "$R" link set ifb0 down && ip -n "$R" link set ifb0 up || return 1
-	done
-}
-check "link_flaps_under_requeues" flap
+# 2-4: limit 1 while packets wait on the requeue list, 25 times; the
+# qdisc moved between pools 1 and 2, 25 times; the link down and up (the
+# core resets the qdisc), 10 times
+check "change_limit_1_under_requeues" n_times 25 shrink
+check "pool_moves_under_requeues" n_times 25 move
+check "link_flaps_under_requeues" n_times 10 flap
 log "requeues at the end of the load: $(st requeues)"
 
 # 5-6: traffic stops: nothing is left in either pool (a packet released
