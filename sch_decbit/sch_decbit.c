@@ -344,8 +344,11 @@ static int decbit_enqueue_split(struct sk_buff *skb, struct Qdisc *sch,
 		else
 			len -= segs->len;
 	}
-	/* the parents counted one skb of prev_len bytes */
-	if (n != 1)
+	/*
+	 * The parents count one skb of prev_len bytes if we return success,
+	 * nothing if we return a drop.
+	 */
+	if (n > 1)
 		qdisc_tree_reduce_backlog(sch, 1 - (int)n, (int)(prev_len - len));
 	consume_skb(skb);
 	return n ? NET_XMIT_SUCCESS : NET_XMIT_DROP;

@@ -18,7 +18,7 @@
 require_cmd tc iperf3 nstat ethtool
 require_module sch_decbit
 
-ktap_header 6
+ktap_header 8
 
 setup_ns S1 S2 R D || exit $ksft_fail
 for i in 1 2; do
@@ -81,5 +81,26 @@ phase threshold 0.001
 check "unpaced_marks_some ($P_MARKED)" test "$P_MARKED" -gt 1000
 check "unpaced_marked_equals_receiver_ce ($P_MARKED = $P_CE)" test "$P_MARKED" = "$P_CE"
 check "unpaced_no_drops" test "$(qdisc_stat "$R" rd0 drops)" = 0
+
+# 7-8: paced under a parent (htb), local UDP GSO bursts of 40 segments into
+# "limit 1": the first segment of a burst may queue, the rest are dropped,
+# and a burst arriving while one is queued is dropped whole.  The parent
+# counts a burst whose segments all dropped as never queued: its qlen must
+# come back to 0 (the split used to take one skb off the parent's count
+# for such a burst, which it never counted).
+tc -n "$R" qdisc del dev rd0 root 2>/dev/null
+tc -n "$R" qdisc add dev rd0 root handle 1: htb default 1
+tc -n "$R" class add dev rd0 parent 1: classid 1:1 htb rate 1gbit
+tc -n "$R" qdisc add dev rd0 parent 1:1 handle 10: decbit rate 10mbit limit 1
+udp_burst "$R" 10.9.0.2 50
+busywait 3000 sh -c "[ \$(tc -n $R -s -j qdisc show dev rd0 | jq '.[] | select(.kind == \"decbit\") | .qlen') = 0 ]"
+sleep 0.2
+j=$(tc -n "$R" -s -j qdisc show dev rd0)
+pq=$(jq '.[] | select(.kind == "htb") | .qlen' <<<"$j")
+cq=$(jq '.[] | select(.kind == "decbit") | .qlen' <<<"$j")
+cd=$(jq '.[] | select(.kind == "decbit") | .drops' <<<"$j")
+log "htb parent qlen $pq, decbit child qlen $cq, child drops $cd, sent $(jq '.[] | select(.kind == "decbit") | .packets' <<<"$j")"
+check "split_drops_counted ($cd)" test "$cd" -gt 1000
+check "parent_qlen_back_to_0 ($pq)" test "$pq" = 0
 
 ktap_finish
