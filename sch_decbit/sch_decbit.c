@@ -35,16 +35,16 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
 #include <net/inet_ecn.h>
-#include <linux/tcp.h>
-#include <linux/udp.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
-#include <linux/atomic.h>
-#include <linux/mutex.h>
 
 #include <congavoid/tc_decbit.h>
 #include "congavoid_compat.h"
@@ -109,7 +109,6 @@ struct decbit_sched_data {
 	 */
 	u32 segs;
 	u32 input_segs;			/* of which input packets */
-	u32 skbs;			/* skbs in the own queue */
 
 	struct decbit_pool *pool;	/* NULL: no input buffer limits */
 	u32 n_inputs;
@@ -179,7 +178,8 @@ static u32 decbit_backlog(struct Qdisc *sch)
 
 	if (q->rate)
 		return q->segs;
-	return q->segs + (sch->q.qlen - q->skbs);
+	return q->segs + skb_queue_len(&sch->gso_skb) +
+	       skb_queue_len(&sch->skb_bad_txq);
 }
 
 static enum decbit_pool_verdict decbit_pool_take(struct decbit_pool *pool,
@@ -213,7 +213,6 @@ static void decbit_release(struct decbit_sched_data *q, struct sk_buff *skb)
 
 	q->segs -= cb->segs;
 	q->input_segs -= input;
-	q->skbs--;
 	if (q->pool)
 		decbit_pool_charge(q->pool, -(s64)cb->segs, -(s64)input);
 }
@@ -315,7 +314,6 @@ static int decbit_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	q->segs += segs;
 	if (input)
 		q->input_segs += segs;
-	q->skbs++;
 	return qdisc_enqueue_tail(skb, sch);
 }
 
@@ -420,7 +418,6 @@ static void decbit_reset(struct Qdisc *sch)
 		decbit_pool_charge(q->pool, -(s64)q->segs, -(s64)q->input_segs);
 	q->segs = 0;
 	q->input_segs = 0;
-	q->skbs = 0;
 	qdisc_reset_queue(sch);
 	qdisc_watchdog_cancel(&q->watchdog);
 	decbit_avg_init(&q->avg);
@@ -697,7 +694,6 @@ static int decbit_init(struct Qdisc *sch, struct nlattr *opt,
 	q->pool = NULL;
 	q->segs = 0;
 	q->input_segs = 0;
-	q->skbs = 0;
 	q->n_inputs = 0;
 	decbit_avg_init(&q->avg);
 	qdisc_watchdog_init(&q->watchdog, sch);

@@ -194,7 +194,6 @@ struct hbh_sched_data {
 	u64 fb_expired;
 	u64 fb_bytes;
 	u64 fb_unsendable;
-	u64 fb_suppressed;		/* entries held back by the budget */
 };
 
 /*
@@ -719,10 +718,8 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 		f->dep_at = now;
 		if (q->mode == TC_HBH_MODE_FIFO || !f->up_ifindex)
 			continue;
-		if (!hbh_credit_take(&f->fb_credit, &floor)) {
-			q->fb_suppressed++;
-			continue;
-		}
+		if (!hbh_credit_take(&f->fb_credit, &floor))
+			continue;	/* held back by the report budget */
 		d = &f->down;
 		sp = hbh_setpoint(q->setpoint, f->avg_len ? : 1, f->dep_rate,
 				  sch->limit, q->params.rate);
