@@ -46,4 +46,9 @@ static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 	return (u64)((unsigned __int128)a * b / c);
 }
 
+static inline u64 mul_u64_u32_shr(u64 a, u32 mul, unsigned int shift)
+{
+	return (u64)(((unsigned __int128)a * mul) >> shift);
+}
+
 #endif /* _CONGAVOID_USER_H */

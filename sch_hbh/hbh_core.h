@@ -279,6 +279,22 @@ static inline u64 hbh_len_ns(u32 len, u64 rate)
 }
 
 /*
+ * The same without a division per packet: @recip = hbh_ns_recip(rate), the
+ * nanoseconds per byte in 32.32 fixed point, computed when the rate is set.
+ * Never above hbh_len_ns() and at most 1 ns below it (the truncation of
+ * @recip costs less than len / 2^32 ns).
+ */
+static inline u64 hbh_ns_recip(u64 rate)
+{
+	return div64_u64(NSEC_PER_SEC << 32, rate);
+}
+
+static inline u64 hbh_len_ns_recip(u32 len, u64 recip)
+{
+	return mul_u64_u32_shr(recip, len, 32);
+}
+
+/*
  * The setpoint D reports for a flow, bytes.  Static: @pkts packets of the
  * flow's mean size.  Dynamic (@pkts == 0, Eq 5): the flow's share of the
  * buffers, in proportion to its share of the link, x* = (m / C) * B.
@@ -305,7 +321,8 @@ static inline u64 hbh_ewma8(u64 avg, u64 sample)
 /*
  * The per-flow departure rate, bytes/s, from @bytes departed over the real
  * interval @dt (ns) since the flow's last measurement, which is longer than
- * one period when the timer ran late or the flow was not visited.  An
+ * one period when the timer ran late, the flow was not visited or it did
+ * not report (a flow is measured when it reports).  An
  * interval of zero changes nothing.
  */
 static inline u64 hbh_dep_rate(u64 avg, u64 bytes, u64 dt)

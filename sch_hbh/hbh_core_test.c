@@ -942,6 +942,23 @@ static void test_setpoint(void **state)
 	assert_int_equal(hbh_len_ns(1, HBH_RATE_MAX), 0);
 	assert_int_equal(hbh_len_ns(U32_MAX, 1), U32_MAX * SEC);
 	assert_int_equal(hbh_len_ns(1500, 1220), 1229508196);
+	/* ... and through the reciprocal: never above, at most 1 ns below */
+	{
+		static const u64 rates[] = { 1, 3, 1220, C10, 1250000000ULL,
+					     12345678901ULL, HBH_RATE_MAX };
+		static const u32 lens[] = { 1, 60, 1499, 1500, 65535, 1 << 20,
+					    U32_MAX };
+		unsigned int i, j;
+
+		for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+			for (j = 0; j < sizeof(lens) / sizeof(lens[0]); j++) {
+				u64 x = hbh_len_ns(lens[j], rates[i]);
+				u64 y = hbh_len_ns_recip(lens[j],
+						hbh_ns_recip(rates[i]));
+
+				assert_true(y <= x && x - y <= 1);
+			}
+	}
 
 	/* EWMA 1/8 */
 	assert_int_equal(hbh_ewma8(800, 1600), 900);
