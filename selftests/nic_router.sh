@@ -20,13 +20,18 @@
 #    back at 0, no oops.
 # 4. hbh on h0's and r's egresses: r's reports cross the driver to h0 and
 #    are applied there, none rejected.
+# 5. hbh's hostile cases across the driver: a local raw socket blasting
+#    frames of the feedback Ethertype stays within the shaper's rate; spoofed
+#    flows get reports bounded to 1/16 of what they carried, unicast; bad
+#    feedback frames from the next hop are all rejected, and the qdisc still
+#    forwards.
 
 . "$(dirname "$0")/lib.sh"
 
 require_cmd tc iperf3 nstat ethtool jq
 require_module sch_decbit sch_hbh
 
-ktap_header 14
+ktap_header 21
 
 nic_router || exit $ksft_fail
 for ns in "$H0" "$H1"; do
@@ -140,5 +145,69 @@ check "hbh_reports_sent ($sent)" test "$sent" -gt 100
 check "hbh_reports_received_across_nic ($got)" test "$got" -gt 100
 check "hbh_no_report_rejected ($rej)" test "$rej" = 0
 check "hbh_rate_held ($bps bit/s)" between "$bps" 25000000 42000000
+
+# 5: hbh's hostile cases across the driver (sch_hbh_hostile.sh has them all
+# on veth with offloads off; these are the ones a NIC and TSO/GRO change)
+tc -n "$H0" qdisc del dev nic0 root
+tc -n "$R" qdisc replace dev nic1 root hbh rate 10mbit
+PERIOD_S=0.004 MTU_WIRE=1514
+txb() { ip netns exec "$R" cat /sys/class/net/nic1/statistics/tx_bytes; }
+# 5a. a local raw socket on r blasts ~42 Mbit/s of frames of the feedback
+# Ethertype out of nic1 beside a TCP flow: shaped like any other traffic
+ip netns exec "$R" "$SELFTESTS_DIR/hbh_frames.py" blast nic1 6 3500 1500 >/tmp/nrb.$$ &
+bl=$!
+sleep 0.5
+ip netns exec "$H0" iperf3 -c 10.51.0.2 -t 5 -J >/tmp/nrt.$$ 2>/dev/null &
+ip=$!
+sleep 2
+b0=$(txb) t0=$(date +%s%N)
+sleep 2
+b1=$(txb) t1=$(date +%s%N)
+wait $ip $bl
+egress=$(awk -v b=$((b1 - b0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.0f", b * 8 / (t / 1e9) }')
+tcp=$(jq -r '.end.sum_received.bits_per_second // 0' /tmp/nrt.$$)
+bound=$(awk -v m=$MTU_WIRE -v p=$PERIOD_S 'BEGIN { printf "%.0f", 10000000 + m * 8 / p }')
+share=$(awk 'BEGIN { printf "%.0f", 0.9 * 0.5 * 10000000 * 1448 / 1514 }')
+log "bypass across the NIC: blaster sent/refused $(cat /tmp/nrb.$$); nic1 egress $egress bit/s (bound $bound); tcp $tcp bit/s (>= $share)"
+check "hbh_bypass_egress_within_rate ($share <= $egress <= $bound bit/s)" test "$egress" -le "$bound" -a "$egress" -ge "$share"
+check "hbh_bypass_data_keeps_share ($tcp >= $share bit/s)" fcmp "$tcp" '>=' "$share"
+
+# 5b. report amplification: one small spoofed datagram per 100 ms from each
+# of 1000 ports of h0, through r; r's reports back to h0 are counted at
+# h0's ingress, broadcast and unicast apart
+ip netns exec "$H1" python3 -c 'import socket, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 9)); time.sleep(30)' &
+PIDS+=($!)
+ip netns exec "$H0" tc qdisc add dev nic0 clsact
+ip netns exec "$H0" tc filter add dev nic0 ingress pref 1 protocol 0x88b5 flower dst_mac ff:ff:ff:ff:ff:ff action ok
+ip netns exec "$H0" tc filter add dev nic0 ingress pref 2 protocol 0x88b5 matchall action ok
+fstat() {	# fstat PREF: "<packets> <bytes>" h0's ingress filter PREF matched
+	ip netns exec "$H0" tc -s -j filter show dev nic0 ingress pref "$1" |
+		jq -r '[.[] | select(.options) | .options.actions[0].stats | .packets, .bytes] | @tsv'
+}
+in0=$(qdisc_stat "$R" nic1 bytes) t0=$(date +%s%N)
+spoofed=$(ip netns exec "$H0" "$SELFTESTS_DIR/hbh_frames.py" spoof 10.51.0.2 1000 3)
+sleep 0.5
+in1=$(qdisc_stat "$R" nic1 bytes) t1=$(date +%s%N)
+read -r bc_p bc_b <<<"$(fstat 1)"
+read -r uc_p uc_b <<<"$(fstat 2)"
+rep_p=$((bc_p + uc_p)) rep_b=$((bc_b + uc_b + 14 * (bc_p + uc_p)))
+carried=$((in1 - in0))
+rbound=$((carried / 16 + (t1 - t0) / 4000000 * (14 + 24 + 72)))
+log "amplification across the NIC: $spoofed datagrams from 1000 ports; r carried $carried bytes; reports to h0: $rep_p frames, $rep_b bytes ($bc_p broadcast), bound $rbound"
+check "hbh_amp_reports_sent ($rep_p)" test "$rep_p" -gt 0
+check "hbh_amp_report_bytes_bounded ($rep_b <= $rbound)" test "$rep_b" -le "$rbound"
+check "hbh_amp_reports_unicast ($bc_p broadcast)" test "$bc_p" = 0
+ip netns exec "$H0" tc qdisc del dev nic0 clsact
+
+# 5c. malformed feedback from h1 into r's nic1: rejected, counted, and the
+# qdisc still forwards
+rej0=$(qdisc_stat "$R" nic1 fb_rejected)
+read -r bad _ <<<"$(ip netns exec "$H1" "$SELFTESTS_DIR/hbh_frames.py" fuzz nic0 3000 10.50.0.1 10.51.0.2 40000 5201)"
+rej=$(($(qdisc_stat "$R" nic1 fb_rejected) - rej0))
+bps=$(flows 3 2)
+log "fuzz across the NIC: $bad malformed frames sent, r rejected $rej; then $bps bit/s"
+check "hbh_fuzz_rejected ($rej of $bad)" test "$rej" = "$bad" -a "$bad" -gt 1000
+check "hbh_fuzz_still_forwards ($bps bit/s)" between "$bps" 5000000 10500000
+rm -f /tmp/nrb.$$ /tmp/nrt.$$
 
 ktap_finish
