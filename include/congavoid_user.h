@@ -31,6 +31,17 @@ typedef int64_t s64;
 #define max_t(type, a, b)	((type)(a) > (type)(b) ? (type)(a) : (type)(b))
 #define clamp_t(type, v, lo, hi)	min_t(type, max_t(type, v, lo), hi)
 
+/*
+ * CONGAVOID_DIV_EXTERN (tools/unit's 32-bit check): the kernel's division
+ * helpers are only declared, as the kernel's are out of line or in asm
+ * there, so that a 32-bit build of a core that references __udivdi3 and
+ * friends did a plain 64-bit '/' or '%' of its own.
+ */
+#ifdef CONGAVOID_DIV_EXTERN
+u64 div64_u64(u64 a, u64 b);
+u64 div_u64(u64 a, u32 b);
+u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c);
+#else
 static inline u64 div64_u64(u64 a, u64 b)
 {
 	return a / b;
@@ -45,6 +56,7 @@ static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 {
 	return (u64)((unsigned __int128)a * b / c);
 }
+#endif
 
 static inline u64 mul_u64_u32_shr(u64 a, u32 mul, unsigned int shift)
 {

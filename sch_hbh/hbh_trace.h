@@ -16,6 +16,16 @@
 
 #include "hbh_core.h"
 
+/*
+ * The names in the __print_symbolic() table below become numbers in the
+ * event's format file only for the enum constants exported here; without
+ * them trace-cmd and perf, which read the format file, print numbers.
+ */
+TRACE_DEFINE_ENUM(HBH_UPD_STALE);
+TRACE_DEFINE_ENUM(HBH_UPD_BASELINE);
+TRACE_DEFINE_ENUM(HBH_UPD_RISE);
+TRACE_DEFINE_ENUM(HBH_UPD_LAW);
+
 TRACE_EVENT(hbh_rate,
 	    TP_PROTO(int ifindex, const __be32 *saddr, const __be32 *daddr,
 		     u16 sport, u16 dport, u8 proto, u8 family,

@@ -27,8 +27,11 @@
  *   never holds and flows would keep falling back to the unknown mode.
  * - A measuring cycle is void when the flow was idle or application
  *   limited (the caller sets 'dirty'), when its window did not grow
- *   (a <= bc), or when the measured share is below min_fair packets:
- *   the flow then cuts by beta and measures again from there.
+ *   (a <= bc), or when the measured share is below min_fair packets or
+ *   above BIMODAL_FAIR_MAX (2^20, the largest window tcp_decbit keeps;
+ *   only a tiny beta gets there): the flow then cuts by beta and
+ *   measures again from there.  Nor does "flows left" take a share above
+ *   it.
  * - fast_remeasure = 1 starts the new measurement at the "flows joined"
  *   cut itself (bc <- a, cycle begun) instead of one cycle later; the
  *   paper's rule (0) is the default.
@@ -50,15 +53,20 @@
 #define BIMODAL_SHIFT		10
 #define BIMODAL_ONE		BIT(BIMODAL_SHIFT)
 #define BIMODAL_MIN_CWND	2U
+#define BIMODAL_FAIR_MAX	BIT(20)	/* packets: a larger share reads as void */
 
 enum bimodal_mode {
 	BIMODAL_UNKNOWN = 0,	/* fair share unknown */
 	BIMODAL_KNOWN = 1,	/* fair share known */
 };
 
-/* Which branch of Fig. 1 an event took (for the tracepoint). */
+/*
+ * Which branch of Fig. 1 an event took (for the tracepoint, and ss -ti's
+ * ce_state: docs/ss-info.md).
+ */
 enum bimodal_reason {
-	BIMODAL_BEGIN = 0,	/* unknown: beta cut, measuring cycle begins */
+	BIMODAL_NONE = 0,	/* no event yet */
+	BIMODAL_BEGIN,		/* unknown: beta cut, measuring cycle begins */
 	BIMODAL_MEASURED,	/* unknown: fair share computed */
 	BIMODAL_VOID,		/* unknown: cycle void, beta cut, measure again */
 	BIMODAL_JOINED,		/* known, below fair: beta cut, back to unknown */
@@ -136,7 +144,7 @@ static inline u32 bimodal_congestion(struct bimodal_state *s,
 				fair = div64_u64((u64)(a - s->bc) << (BIMODAL_SHIFT + 10),
 						 p->beta);
 			if (fair < ((u64)p->min_fair << BIMODAL_SHIFT) ||
-			    fair > U32_MAX) {
+			    fair > ((u64)BIMODAL_FAIR_MAX << BIMODAL_SHIFT)) {
 				*reason = BIMODAL_VOID;
 				next = bimodal_cut(a, p->beta);
 			} else {
@@ -154,7 +162,8 @@ static inline u32 bimodal_congestion(struct bimodal_state *s,
 			next = bimodal_cut(a, p->beta);
 			s->mode = BIMODAL_UNKNOWN;
 			s->cc = p->fast_remeasure;
-		} else if (a_fp > (u64)s->fair + tol && a_fp <= U32_MAX) {
+		} else if (a_fp > (u64)s->fair + tol &&
+			   a <= BIMODAL_FAIR_MAX) {
 			*reason = BIMODAL_LEFT;
 			s->fair = (u32)a_fp;
 			next = bimodal_cut(a, p->epsilon);

@@ -297,6 +297,58 @@ static void test_branches(void **state)
 	assert_int_equal(bimodal_congestion(&s, &eps8, 2, &r), 2);
 }
 
+/*
+ * Module parameters written at any time (tcp_bimodal reads them once per
+ * event): every event under random extreme parameters, with windows from
+ * 1 packet to twice the largest share, leaves the state in range: a known
+ * reason and mode, a share of at most BIMODAL_FAIR_MAX packets, a window
+ * of at least two packets and never above the larger of the window at the
+ * event and the share.
+ */
+static void test_extreme_params(void **state)
+{
+	static const u32 fracs[] = { 1, 2, 341, 512, 1022, 1023 };
+	static const u32 pkts[] = { 1, 2, 8, 1000, 65535, 65536 };
+	struct bimodal_state s;
+	struct bimodal_params p;
+	enum bimodal_reason r;
+	u64 x = 88172645463325252ULL;	/* xorshift64 */
+	u32 i, a, next, top;
+
+	(void)state;
+	bimodal_reset(&s);
+	for (i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p.beta = fracs[x % 6];
+		p.epsilon = fracs[(x >> 8) % 6];
+		p.tol_min = pkts[(x >> 16) % 6];
+		p.min_fair = pkts[(x >> 24) % 6];
+		p.fast_remeasure = (x >> 32) & 1;
+		s.dirty = ((x >> 33) & 7) == 0;
+		/* mostly windows near the last one, sometimes anywhere */
+		if ((x >> 36) & 3)
+			a = s.bc + ((x >> 40) % 4096);
+		else
+			a = 1 + (u32)((x >> 40) % (2 * BIMODAL_FAIR_MAX));
+		r = BIMODAL_NONE;
+		next = bimodal_congestion(&s, &p, a, &r);
+		top = a > s.fair >> BIMODAL_SHIFT ? a : s.fair >> BIMODAL_SHIFT;
+		if (top < BIMODAL_MIN_CWND)
+			top = BIMODAL_MIN_CWND;
+		if (r < BIMODAL_BEGIN || r > BIMODAL_AT_FAIR || s.mode > 1 ||
+		    s.cc > 1 || next < BIMODAL_MIN_CWND || next > top ||
+		    s.fair > BIMODAL_FAIR_MAX << BIMODAL_SHIFT)
+			fail_msg("event %u: a %u beta %u eps %u tol %u min_fair %u: reason %d mode %u next %u fair %u.%03u packets",
+				 i, a, p.beta, p.epsilon, p.tol_min, p.min_fair,
+				 r, s.mode, next, s.fair >> BIMODAL_SHIFT,
+				 (s.fair & (BIMODAL_ONE - 1)) * 1000 >> BIMODAL_SHIFT);
+		if (s.bc > 2 * BIMODAL_FAIR_MAX)
+			bimodal_reset(&s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_join),
 		cmocka_unit_test(test_join_fast_remeasure),
 		cmocka_unit_test(test_leave),
+		cmocka_unit_test(test_extreme_params),
 	};
 
 	return cmocka_run_group_tests_name("bimodal_core", tests, NULL, NULL);

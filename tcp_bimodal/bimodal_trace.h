@@ -15,6 +15,15 @@
 
 #include "bimodal_core.h"
 
+/* for trace-cmd and perf: see decbit_trace.h */
+TRACE_DEFINE_ENUM(BIMODAL_BEGIN);
+TRACE_DEFINE_ENUM(BIMODAL_MEASURED);
+TRACE_DEFINE_ENUM(BIMODAL_VOID);
+TRACE_DEFINE_ENUM(BIMODAL_JOINED);
+TRACE_DEFINE_ENUM(BIMODAL_LEFT);
+TRACE_DEFINE_ENUM(BIMODAL_AT_FAIR);
+TRACE_DEFINE_ENUM(BIMODAL_TIMEOUT);
+
 TRACE_EVENT(bimodal_event,
 	    TP_PROTO(const struct sock *sk, u8 mode_before, u8 mode_after,
 		     u32 cwnd_before, u32 cwnd_after, u32 fair, u32 bc,

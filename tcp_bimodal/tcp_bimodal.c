@@ -33,6 +33,12 @@
  *   event (a flow below its share), the window is not raised in one step
  *   at the end of recovery: it restarts from the beta cut of that window
  *   and slow starts up to the new value.
+ * - Switched in on a live connection (setsockopt(TCP_CONGESTION)) during
+ *   a loss or ECN episode that another algorithm began, the module
+ *   leaves the end of that episode to the stack (cwnd = ssthresh): it did
+ *   not see the event.
+ * - The parameters take effect at each congestion event, read once for
+ *   the event and for the restart after it.
  */
 
 #include <linux/module.h>
@@ -40,6 +46,7 @@
 #include <linux/inet_diag.h>
 #include <net/tcp.h>
 
+#include "congavoid_ccinfo.h"
 #include "congavoid_compat.h"
 #include "bimodal_core.h"
 
@@ -89,17 +96,30 @@ struct bimodal_ca {
 	struct bimodal_state st;
 	struct bimodal_state undo;	/* state before the last event */
 	u32 loss_cwnd;			/* window at the last event */
-	u32 events;			/* congestion events */
+	u32 restart;			/* its beta cut; 0: no event of ours */
+	u32 delivered;			/* tp->delivered at init */
+	u32 delivered_ce;		/* tp->delivered_ce at init */
 	u16 acks;			/* ACKs in this cycle */
 	u16 unlimited;			/* of which not cwnd-limited */
+	u8 reason;			/* enum bimodal_reason of the last event */
+	u8 undo_reason;			/* and before it */
 };
 
+/*
+ * Also when the module is switched in on a live connection
+ * (setsockopt(TCP_CONGESTION)), maybe in the middle of a loss or ECN
+ * episode that another algorithm began: with restart 0, the end of that
+ * episode leaves the stack's window alone.
+ */
 static void bimodal_init(struct sock *sk)
 {
+	const struct tcp_sock *tp = tcp_sk(sk);
 	struct bimodal_ca *ca = inet_csk_ca(sk);
 
 	memset(ca, 0, sizeof(*ca));
 	bimodal_reset(&ca->st);
+	ca->delivered = tp->delivered;
+	ca->delivered_ce = tp->delivered_ce;
 }
 
 static void bimodal_read_params(struct bimodal_params *p)
@@ -120,15 +140,18 @@ static u32 bimodal_ssthresh(struct sock *sk)
 	u8 before = ca->st.mode;
 	u32 next;
 
+	/* The parameters take effect here, read once for the whole event. */
 	bimodal_read_params(&p);
 	ca->undo = ca->st;
+	ca->undo_reason = ca->reason;
 	ca->loss_cwnd = cwnd;
+	ca->restart = max(bimodal_cut(cwnd, p.beta), BIMODAL_MIN_CWND);
 	if (ca->unlimited > ca->acks / 8)
 		ca->st.dirty = 1;
 	ca->acks = 0;
 	ca->unlimited = 0;
 	next = bimodal_congestion(&ca->st, &p, cwnd, &reason);
-	ca->events++;
+	WRITE_ONCE(ca->reason, reason);
 	trace_bimodal_event(sk, before, ca->st.mode, cwnd, next, ca->st.fair,
 			    ca->st.bc, reason);
 	return next;
@@ -158,7 +181,6 @@ static void bimodal_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	struct bimodal_ca *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	u32 start;
 
 	switch (ev) {
 	case CA_EVENT_TX_START:
@@ -168,26 +190,25 @@ static void bimodal_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 	case CA_EVENT_LOSS:
 		/*
 		 * A timeout, right after ssthresh(): slow start to what Reno
-		 * would.  (The state is reset in set_state(), which also runs
+		 * would (the beta cut of the event's window, with the event's
+		 * beta).  (The state is reset in set_state(), which also runs
 		 * for a timeout during recovery, when the stack skips both
 		 * ssthresh() and this event.)
 		 */
-		tp->snd_ssthresh = max(bimodal_cut(ca->loss_cwnd,
-						   READ_ONCE(bimodal_params.beta)),
-				       BIMODAL_MIN_CWND);
+		if (ca->restart)
+			tp->snd_ssthresh = ca->restart;
 		break;
 	case CA_EVENT_COMPLETE_CWR:
 		/*
 		 * The stack has just set cwnd = ssthresh.  Raised above the
 		 * window at the event, that would be a burst: slow start
-		 * up to it instead.
+		 * up to it instead.  Not for an episode that another
+		 * algorithm began (restart 0): the window is the stack's,
+		 * and the event's window is not known.
 		 */
-		if (tcp_snd_cwnd(tp) > ca->loss_cwnd) {
-			start = max(bimodal_cut(ca->loss_cwnd,
-						READ_ONCE(bimodal_params.beta)),
-				    BIMODAL_MIN_CWND);
-			tcp_snd_cwnd_set(tp, start);
-		}
+		if (ca->restart && tcp_snd_cwnd(tp) > ca->loss_cwnd)
+			tcp_snd_cwnd_set(tp, ca->restart);
+		ca->restart = 0;
 		break;
 	default:
 		break;
@@ -203,6 +224,7 @@ static void bimodal_set_state(struct sock *sk, u8 new_state)
 				    tcp_snd_cwnd(tcp_sk(sk)), 1, 0, 0,
 				    BIMODAL_TIMEOUT);
 		bimodal_reset(&ca->st);
+		WRITE_ONCE(ca->reason, BIMODAL_TIMEOUT);
 	}
 }
 
@@ -211,33 +233,33 @@ static u32 bimodal_undo_cwnd(struct sock *sk)
 	struct bimodal_ca *ca = inet_csk_ca(sk);
 
 	ca->st = ca->undo;
-	return max(tcp_snd_cwnd(tcp_sk(sk)), ca->loss_cwnd);
+	WRITE_ONCE(ca->reason, ca->undo_reason);
+	/* (an episode another algorithm began: as Reno) */
+	return max(tcp_snd_cwnd(tcp_sk(sk)),
+		   ca->loss_cwnd ? : tcp_sk(sk)->prior_cwnd);
 }
 
 /*
- * ss -ti shows the state through struct tcp_dctcp_info:
- *   ce_state = mode (0 fair share unknown, 1 known) + 2 * cycle begun,
- *   alpha = fair share (packets), ab_ecn = bc (window at the start of the
- *   cycle, packets), ab_tot = congestion events.
+ * ss -ti: the tcp_dctcp_info layout, as in tcp_decbit (congavoid_ccinfo.h,
+ * docs/ss-info.md): the reason of the last event (enum bimodal_reason),
+ * the fair share in packets while it is known (0 while unknown), the
+ * packets acknowledged with ECE and all packets acknowledged since init.
  */
 static size_t bimodal_get_info(struct sock *sk, u32 ext, int *attr,
 			       union tcp_cc_info *info)
 {
 	const struct bimodal_ca *ca = inet_csk_ca(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct congavoid_cc_info ci = {
+		.enabled = 1,
+		.reason = READ_ONCE(ca->reason),
+		.marked = READ_ONCE(tp->delivered_ce) - READ_ONCE(ca->delivered_ce),
+		.acked = READ_ONCE(tp->delivered) - READ_ONCE(ca->delivered),
+	};
 
-	if (ext & (1 << (INET_DIAG_DCTCPINFO - 1)) ||
-	    ext & (1 << (INET_DIAG_VEGASINFO - 1))) {
-		memset(&info->dctcp, 0, sizeof(info->dctcp));
-		info->dctcp.dctcp_enabled = 1;
-		info->dctcp.dctcp_ce_state = READ_ONCE(ca->st.mode) |
-					     READ_ONCE(ca->st.cc) << 1;
-		info->dctcp.dctcp_alpha = READ_ONCE(ca->st.fair) >> BIMODAL_SHIFT;
-		info->dctcp.dctcp_ab_ecn = READ_ONCE(ca->st.bc);
-		info->dctcp.dctcp_ab_tot = READ_ONCE(ca->events);
-		*attr = INET_DIAG_DCTCPINFO;
-		return sizeof(info->dctcp);
-	}
-	return 0;
+	if (READ_ONCE(ca->st.mode) == BIMODAL_KNOWN)
+		ci.estimate = READ_ONCE(ca->st.fair) >> BIMODAL_SHIFT;
+	return congavoid_get_info(ext, attr, info, &ci);
 }
 
 static struct tcp_congestion_ops bimodal __read_mostly = {

@@ -27,6 +27,7 @@
 
 #ifdef __KERNEL__
 #include <linux/bits.h>
+#include <linux/math64.h>
 #include <linux/types.h>
 #else
 #include "congavoid_user.h"
@@ -144,7 +145,7 @@ decbit_win_ack(struct decbit_win *s, const struct decbit_policy_params *p,
 
 		/* an ACK straddling a boundary counts its marks pro rata */
 		s->marked += counted == acked ? marked :
-			     (u32)(((u64)marked * counted + acked / 2) / acked);
+			     (u32)div_u64((u64)marked * counted + acked / 2, acked);
 	}
 	s->acked += take;
 	if (s->acked < s->w_prev + s->w_cur)

@@ -17,6 +17,18 @@
 
 #include "decbit_policy.h"
 
+/*
+ * The names in the __print_symbolic() table below become numbers in the
+ * event's format file only for the enum constants exported here; without
+ * them trace-cmd and perf, which read the format file, print numbers.
+ */
+TRACE_DEFINE_ENUM(DECBIT_INCREASE);
+TRACE_DEFINE_ENUM(DECBIT_DECREASE);
+TRACE_DEFINE_ENUM(DECBIT_HOLD);
+TRACE_DEFINE_ENUM(DECBIT_SS_EXIT);
+TRACE_DEFINE_ENUM(DECBIT_LOSS);
+TRACE_DEFINE_ENUM(DECBIT_RESTART);
+
 TRACE_EVENT(decbit_decision,
 	    TP_PROTO(const struct sock *sk, u32 w_before, u32 w_after,
 		     u32 acked, u32 marked, u8 reason),

@@ -38,6 +38,7 @@
 #include <linux/inet_diag.h>
 #include <net/tcp.h>
 
+#include "congavoid_ccinfo.h"
 #include "congavoid_compat.h"
 #include "decbit_policy.h"
 
@@ -344,35 +345,36 @@ static void decbit_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 }
 
 /*
- * ss -ti shows the state through the tcp_dctcp_info layout:
- *   dctcp_enabled   1 (the window policy is active)
- *   dctcp_ce_state  reason of the last decision (enum decbit_reason:
- *                   1 increase, 2 decrease, 3 hold, 4 slow-start exit,
- *                   5 loss, 6 restart)
- *   dctcp_alpha     marked fraction of the last decision's W_c, in 1/1024
- *   dctcp_ab_ecn    marked packets acknowledged
- *   dctcp_ab_tot    packets acknowledged
+ * ss -ti: the tcp_dctcp_info layout, as in tcp_bimodal (congavoid_ccinfo.h,
+ * docs/ss-info.md): the reason of the last decision (enum decbit_reason),
+ * the marked fraction of its W_c in 1/1024, the marked and all packets
+ * acknowledged since init.
  */
 static size_t decbit_get_info(struct sock *sk, u32 ext, int *attr,
 			      union tcp_cc_info *info)
 {
 	const struct decbit_ca *ca = inet_csk_ca(sk);
-	u32 wc;
+	struct congavoid_cc_info ci = {
+		.enabled = 1,
+		.reason = READ_ONCE(ca->last_reason),
+		.marked = READ_ONCE(ca->marked_total),
+		.acked = READ_ONCE(ca->acked_total),
+	};
+	u32 wc = READ_ONCE(ca->win.last_wc);
 
-	if (ext & (1 << (INET_DIAG_DCTCPINFO - 1)) ||
-	    ext & (1 << (INET_DIAG_VEGASINFO - 1))) {
-		memset(&info->dctcp, 0, sizeof(info->dctcp));
-		info->dctcp.dctcp_enabled = 1;
-		info->dctcp.dctcp_ce_state = READ_ONCE(ca->last_reason);
-		wc = READ_ONCE(ca->win.last_wc);
-		info->dctcp.dctcp_alpha = wc ?
-			READ_ONCE(ca->win.last_marked) * 1024 / wc : 0;
-		info->dctcp.dctcp_ab_ecn = READ_ONCE(ca->marked_total);
-		info->dctcp.dctcp_ab_tot = READ_ONCE(ca->acked_total);
-		*attr = INET_DIAG_DCTCPINFO;
-		return sizeof(info->dctcp);
-	}
-	return 0;
+	if (wc)
+		ci.estimate = min(READ_ONCE(ca->win.last_marked), wc) *
+			      DECBIT_W_ONE / wc;
+	return congavoid_get_info(ext, attr, info, &ci);
+}
+
+/* Fallen back to Reno: "dctcp:fallback_mode", as DCTCP shows it. */
+static size_t decbit_reno_get_info(struct sock *sk, u32 ext, int *attr,
+				   union tcp_cc_info *info)
+{
+	const struct congavoid_cc_info ci = { .enabled = 0 };
+
+	return congavoid_get_info(ext, attr, info, &ci);
 }
 
 static struct tcp_congestion_ops decbit __read_mostly = {
@@ -394,6 +396,7 @@ static struct tcp_congestion_ops decbit_reno __read_mostly = {
 	.ssthresh	= tcp_reno_ssthresh,
 	.cong_avoid	= tcp_reno_cong_avoid,
 	.undo_cwnd	= tcp_reno_undo_cwnd,
+	.get_info	= decbit_reno_get_info,
 	.owner		= THIS_MODULE,
 	.name		= "decbit-reno",
 };
