@@ -41,6 +41,7 @@ typedef int64_t s64;
 u64 div64_u64(u64 a, u64 b);
 u64 div_u64(u64 a, u32 b);
 u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c);
+u64 mul_u64_u32_shr(u64 a, u32 mul, unsigned int shift);
 #else
 static inline u64 div64_u64(u64 a, u64 b)
 {
@@ -56,11 +57,11 @@ static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 {
 	return (u64)((unsigned __int128)a * b / c);
 }
-#endif
 
 static inline u64 mul_u64_u32_shr(u64 a, u32 mul, unsigned int shift)
 {
 	return (u64)(((unsigned __int128)a * mul) >> shift);
 }
+#endif
 
 #endif /* _CONGAVOID_USER_H */
