@@ -303,10 +303,10 @@ def cwr(addr, port, n, out):
     got = finish(s, sent)
     print("cwr_sent=%d cwr_received=%d" % (sent, got), file=out)
     for cc, rows in res.items():
-        # a window that ends the episode at no more than a quarter of
-        # the stack's target (ssthresh, set by cubic) and at most 2
-        # packets has been collapsed
-        col = [r for r in rows if r[2] <= 2 and r[1] >= 8]
+        # the episode ends at the stack's target, ssthresh (set by cubic);
+        # a window of at most 4 packets and under half of it has been
+        # collapsed (to 2, then grown by the ACKs before the sample)
+        col = [r for r in rows if r[2] <= 4 and 2 * r[2] < r[1]]
         print("%s_episodes=%d %s_collapsed=%d %s_cwnd_after=%s %s_ssthresh=%s" % (
             cc, len(rows), cc, len(col),
             cc, ",".join(str(r[2]) for r in rows[:12]),
