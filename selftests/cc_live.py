@@ -298,7 +298,12 @@ def cwr(addr, port, n, out):
             ti = tcp_info(s)
             if ti["ca_state"] != CA_CWR:
                 break
-        if ti["ca_state"] == CA_OPEN and ti["total_retrans"] == before["total_retrans"]:
+        ci = cc_info(s)
+        # bimodal: only if it had no congestion event of its own since the
+        # switch (ce_state 0), which would have cut the window itself
+        own = to == "bimodal" and (ci is None or ci[1] != 0)
+        if ti["ca_state"] == CA_OPEN and ti["total_retrans"] == before["total_retrans"] \
+                and not own:
             res[to].append((before["cwnd"], before["ssthresh"], ti["cwnd"], ti["ssthresh"]))
     got = finish(s, sent)
     print("cwr_sent=%d cwr_received=%d" % (sent, got), file=out)
