@@ -5,6 +5,9 @@
   nl_fuzz.py KIND --cases N [--seed S] [--time T] TARGET...
      KIND     decbit | hbh
      TARGET   DEV (the root qdisc) or DEV:MAJ:MIN (the child of a class)
+  nl_fuzz.py churn KIND[,KIND] [--time T] [--ops N] [--only OP] DEV...
+     (for the stress test) random add, change, replace and delete with
+     likely options on the DEVs' roots, until T seconds or N requests
 
 Sends N RTM_NEWQDISC requests of KIND, each an add (create, exclusive), a
 change or a replace (create or change) on a random target, with random or
@@ -803,7 +806,51 @@ class Fuzz:
         return ok
 
 
+# ---- churn: concurrent valid operations for the stress test ----
+
+def churn(kinds, devs, secs, maxops, seed, only=None):
+    """Random add, change, replace and delete of KINDS on DEVS (roots) with
+    likely values (decbit: pools 1 and 2, input interfaces), until SECS or
+    MAXOPS requests.  Prints "ops=N accepted=N"."""
+    rng = random.Random(seed)
+    nl, ctx = Nl(), Ctx()
+    targets = [Target(d) for d in devs]
+    ops = accepted = 0
+    end = time.monotonic() + secs
+    while ops < maxops and time.monotonic() < end:
+        tg = rng.choice(targets)
+        kind = rng.choice(kinds)
+        cls = DecbitModel if kind == "decbit" else HbhModel
+        op = only or rng.choice(["add", "change", "replace", "replace", "del"])
+        if op == "del":
+            err, _ = nl.request(RTM_DELQDISC, NLM_F_REQUEST | NLM_F_ACK, tcm_of(tg), b"")
+        else:
+            inner = gen_sane(rng, cls, ctx)
+            if cls is HbhModel:
+                # a period of at least 1 ms: 100 us timers starve a TCG guest
+                inner += attr(5, struct.pack("I", rng.choice([1000000, 2000000, 4000000])))
+            flags = {"add": NLM_F_CREATE | NLM_F_EXCL, "change": 0,
+                     "replace": NLM_F_CREATE | NLM_F_REPLACE}[op]
+            body = attr(TCA_KIND, kind.encode() + b"\0") + attr(TCA_OPTIONS | NLA_F_NESTED, inner)
+            err, _ = nl.request(RTM_NEWQDISC, NLM_F_REQUEST | NLM_F_ACK | flags, tcm_of(tg), body)
+        ops += 1
+        accepted += err == 0
+    print(f"ops={ops} accepted={accepted}")
+    return 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "churn":
+        ap = argparse.ArgumentParser()
+        ap.add_argument("cmd")
+        ap.add_argument("kinds")
+        ap.add_argument("devs", nargs="+")
+        ap.add_argument("--time", type=float, default=30)
+        ap.add_argument("--ops", type=int, default=100000)
+        ap.add_argument("--seed", type=int, default=None)
+        ap.add_argument("--only", choices=["add", "change", "replace", "del"])
+        a = ap.parse_args()
+        return churn(a.kinds.split(","), a.devs, a.time, a.ops, a.seed, a.only)
     ap = argparse.ArgumentParser()
     ap.add_argument("kind", choices=["decbit", "hbh"])
     ap.add_argument("targets", nargs="+")
