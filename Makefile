@@ -3,6 +3,9 @@
 # make                 build the modules for every target kernel and the tc plugins
 # make check           everything the project tests: unit tests, then the
 #                      selftests in a VM on each kernel (installs what is missing)
+# make check-debug     the selftests on a debug 6.12 kernel (KASAN, lockdep,
+#                      kmemleak, UBSAN...; built once into .deps/), fuzzers at
+#                      full size (long: see README)
 # make demo            the comparison experiment in a VM (installs what is missing)
 # make reproduce       every paper-reproduction scenario in a VM (long)
 # make install         install modules (+ depmod) and tc plugins on this host
@@ -27,7 +30,7 @@ endif
 # build folder so that the tree itself stays clean.
 MODSRC := Kbuild include $(wildcard tcp_decbit tcp_bimodal sch_decbit sch_hbh tcp_fixedwin)
 
-.PHONY: all modules tc unit check demo reproduce install setup clean FORCE
+.PHONY: all modules tc unit check check-debug demo reproduce install setup clean FORCE
 
 all: modules tc
 
@@ -54,6 +57,9 @@ unit:
 
 check: setup
 	@$(TOP)/tools/check
+
+check-debug: setup
+	@$(TOP)/tools/check --debug
 
 demo: setup all
 	@$(TOP)/tools/demo

@@ -3,9 +3,14 @@
 #
 # Run inside the test VM (tools/vm KERNEL -- selftests/run_vm.sh [TEST...]):
 # load the modules built for this kernel, run the selftests (default: all
-# of TEST_PROGS) each under the timeout in "settings", fail any test after
-# which dmesg shows a WARN/BUG/Oops/lockdep/refcount/leak report, then
-# unload the modules.  Output is KTAP with every test's results nested.
+# of TEST_PROGS) each under the timeout in "settings" (TEST_TIMEOUT
+# overrides it), fail any test after which dmesg shows a WARN/BUG/Oops/
+# lockdep/refcount/leak/KASAN/KFENCE/UBSAN/ODEBUG report, then unload the
+# modules.  Output is KTAP with every test's results nested.
+#
+# On a kernel with kmemleak (the debug kernel of make check-debug), every
+# test ends with a kmemleak scan: a new unreferenced object fails it (the
+# report is printed), and the leaks known before the test are cleared.
 set -u
 cd "$(dirname "$0")"
 . ./lib.sh
@@ -13,11 +18,11 @@ trap - EXIT
 
 krel=$(uname -r)
 moddir=$TOP_DIR/build/$krel
-timeout=$(sed -n 's/^timeout=//p' settings)
+timeout=${TEST_TIMEOUT:-$(sed -n 's/^timeout=//p' settings)}
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || read -r -a tests <<<"$(make -s print-tests)"
 
-DMESG_BAD='WARNING:|BUG:|Oops|general protection|lockdep|possible recursive locking|circular locking|refcount_t|underflow|use-after-free|memory leak|kmemleak|UBSAN|KASAN|Call Trace|unregister_netdevice: waiting'
+DMESG_BAD='WARNING:|BUG:|Oops|general protection|lockdep|possible recursive locking|circular locking|refcount_t|underflow|use-after-free|memory leak|kmemleak|UBSAN|KASAN|KFENCE|ODEBUG|Call Trace|unregister_netdevice: waiting'
 
 # A kernel-mode single-step #DB, "WARNING: ... at arch/x86/kernel/traps.c:N
 # exc_debug_kernel", is the emulator's doing (the kernel's comment there:
@@ -44,13 +49,35 @@ dmesg_new_bad() { dmesg_new | grep -E "$DMESG_BAD"; }
 dmesg_emulator() { dmesg | tail -n +$((dmesg_marker + 1)) | grep -E "$EMULATOR_WARN"; }
 
 sysctl -qw kernel.printk="4 4 1 7"
+
+# kmemleak: scan after each test, nothing new may be unreferenced
+kml=/sys/kernel/debug/kmemleak
+[ -e /sys/kernel/debug/kmemleak ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+[ -w $kml ] || kml=
+kmemleak_clear() {
+	[ -n "$kml" ] || return 0
+	echo scan=off >$kml		# only the scans asked for here
+	echo scan >$kml
+	echo clear >$kml
+}
+# kmemleak_new: the report of objects left unreferenced since the last
+# clear.  An object is only reported once it is 5 s old: wait that long.
+kmemleak_new() {
+	[ -n "$kml" ] || return 0
+	sleep 6
+	echo scan >$kml
+	echo scan >$kml
+	cat $kml
+	echo clear >$kml
+}
+kmemleak_clear
 mods=()
 for ko in "$moddir"/*/*.ko; do
 	[ -e "$ko" ] && mods+=("$ko")
 done
 
 echo "KTAP version 1"
-echo "# kernel $krel"
+echo "# kernel $krel${kml:+ (kmemleak: a scan after each test)}"
 echo "1..$(( ${#tests[@]} + 2 ))"
 n=0
 
@@ -88,23 +115,34 @@ for t in "${tests[@]}"; do
 	start=$(date +%s)
 	timeout --kill-after=10 "$timeout" "./$t" >"$out" 2>&1
 	rc=$?
+	trc=$rc
 	secs=$(( $(date +%s) - start ))
 	sed 's/^/    /' "$out"
 	sub=$(grep -cE '^(not )?ok ' "$out")
 	subfail=$(grep -cE '^not ok ' "$out")
+	leaks=$(kmemleak_new)
 	bad=$(dmesg_new_bad | head -n 5)
 	if [ -n "$bad" ]; then
 		echo "    not ok $((sub + 1)) dmesg_clean"
-		dmesg | tail -n +$((dmesg_marker + 1)) | sed 's/^/    # dmesg: /' | head -n 60
+		dmesg | tail -n +$((dmesg_marker + 1)) | sed 's/^/    # dmesg: /' | head -n 200
 		rc=$ksft_fail
 	else
 		echo "    ok $((sub + 1)) dmesg_clean"
 	fi
+	if [ -n "$leaks" ]; then
+		sub=$((sub + 1))
+		echo "    not ok $((sub + 1)) kmemleak_clean"
+		echo "$leaks" | sed 's/^/    # kmemleak: /' | head -n 200
+		rc=$ksft_fail
+	elif [ -n "$kml" ]; then
+		sub=$((sub + 1))
+		echo "    ok $((sub + 1)) kmemleak_clean"
+	fi
 	dmesg_emulator | sed 's/^/    # dmesg, emulator (not counted): /'
-	if [ $rc = 124 ] || [ $rc = 137 ]; then
+	if [ $trc = 124 ] || [ $trc = 137 ]; then
 		echo "    not ok $((sub + 2)) completed # timeout after ${timeout}s"
-	elif [ $rc != 0 ] && [ $rc != $ksft_skip ] && [ "$subfail" = 0 ] && [ -z "$bad" ]; then
-		echo "    not ok $((sub + 2)) completed # exit status $rc"
+	elif [ $trc != 0 ] && [ $trc != $ksft_skip ] && [ "$subfail" = 0 ]; then
+		echo "    not ok $((sub + 2)) completed # exit status $trc"
 	fi
 	case $rc in
 	0) echo "ok $n $t # ${secs}s" ;;
@@ -119,7 +157,7 @@ n=$((n + 1))
 dmesg_mark
 unload_ok=1
 echo "    KTAP version 1"
-echo "    1..$(( ${#mods[@]} + 1 ))"
+echo "    1..$(( ${#mods[@]} + 1 + ${kml:+1}0 / 10 ))"
 i=0
 for ((j = ${#mods[@]} - 1; j >= 0; j--)); do
 	i=$((i + 1))
@@ -137,5 +175,16 @@ if bad=$(dmesg_new_bad); then
 	unload_ok=0
 else
 	echo "    ok $((i + 1)) dmesg_clean"
+fi
+if [ -n "$kml" ]; then
+	# what the modules allocated and never freed is unreferenced now
+	leaks=$(kmemleak_new)
+	if [ -n "$leaks" ]; then
+		echo "    not ok $((i + 2)) kmemleak_clean"
+		echo "$leaks" | sed 's/^/    # kmemleak: /' | head -n 200
+		unload_ok=0
+	else
+		echo "    ok $((i + 2)) kmemleak_clean"
+	fi
 fi
 if [ $unload_ok = 1 ]; then echo "ok $n unload_modules"; else echo "not ok $n unload_modules"; fi

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Netlink fuzzing of decbit's and hbh's TCA_OPTIONS (nl_fuzz.py): random
+# and mutated option sets (every attribute, wrong sizes, truncated, nested
+# garbage, boundary values, duplicates) for add, change and replace, on a
+# down and an up dummy, a veth's root and an htb class's child on another
+# veth, while pings cross both veths.  Each request must be accepted or
+# refused as the model of the netlink contract says, refused ones change
+# nothing, accepted ones dump what they set, dumps replay.  Afterwards the
+# fuzzed qdisc on the veth still passes traffic, and what tc prints of it
+# replays on a fresh device.
+#
+# FUZZ_CASES cases per qdisc (default 2000; make check-debug: 100000),
+# FUZZ_SEED a seed to reproduce a run (default: random, printed),
+# FUZZ_KINDS the qdiscs (default "decbit hbh").
+
+. "$(dirname "$0")/lib.sh"
+
+require_cmd tc python3 ping jq
+require_module sch_decbit sch_hbh
+
+cases=${FUZZ_CASES:-2000}
+read -r -a kinds <<<"${FUZZ_KINDS:-decbit hbh}"
+ktap_header $(( ${#kinds[@]} * 4 ))
+
+setup_ns A B || exit $ksft_fail
+veth_pair "$A" a0 "$B" b0 10.0.0.1 10.0.0.2 || exit $ksft_fail
+veth_pair "$A" a1 "$B" b1 10.0.1.1 10.0.1.2 || exit $ksft_fail
+for d in d0 d1 d2; do
+	ip -n "$A" link add "$d" type dummy || exit $ksft_fail
+done
+ip -n "$A" link set d1 up
+ip -n "$A" link set d2 up
+t() { tc -n "$A" "$@"; }
+t qdisc add dev a0 root handle 1: htb default 1 &&
+	t class add dev a0 parent 1: classid 1:1 htb rate 100mbit || exit $ksft_fail
+
+# opts DEV [PARENT]: the options tc prints for DEV's root (or PARENT's child)
+opts() {
+	local where=${2:+parent $2}
+	t qdisc show dev "$1" ${where:-root} | head -n 1 |
+		sed 's/^qdisc [a-z_]* [0-9a-f]*: \(root\|parent [0-9a-f:]*\) refcnt [0-9]* //;
+		     s/^qdisc [a-z_]* [0-9a-f]*: \(root\|parent [0-9a-f:]*\) //; s/ *$//'
+}
+jopts() { t -j qdisc show dev "$1" | jq -c '[.[] | select(.root == true)][0].options'; }
+kind_of() { t qdisc show dev "$1" root | awk '{ print $2; exit }'; }
+sent() { t -s -j qdisc show dev "$1" | jq '[.[] | select(.root == true)][0].packets'; }
+
+# same_opts JSON1 JSON2: the same options; numbers within the precision
+# of tc's text (rates and times are printed to 3-4 significant digits: the
+# exact values replay through netlink, which nl_fuzz.py checks)
+same_opts() {
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+a, b = (json.loads(x) for x in sys.argv[1:3])
+def same(x, y):
+    if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+        return abs(x - y) <= max(1, 0.01 * max(abs(x), abs(y)))
+    return x == y
+sys.exit(not (isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys()
+              and all(same(a[k], b[k]) for k in a)))
+EOF
+}
+
+# passes DEV PEER_ADDR: 20 pings answered, and the root qdisc counted them
+passes() {
+	local before after got
+	before=$(sent "$1")
+	got=$(ip netns exec "$A" ping -c 20 -i 0.05 -W 2 -q "$2" |
+		sed -n 's/.* \([0-9]*\) received.*/\1/p')
+	after=$(sent "$1")
+	log "$1: $got of 20 pings answered, its qdisc sent $((after - before)) packets"
+	[ "${got:-0}" -ge 19 ] && [ $((after - before)) -ge 20 ]
+}
+
+sane_decbit="limit 1000 threshold 1 hysteresis 0 rate 0 nonect pass pool 0 noinput"
+sane_hbh="rate 100mbit limit 10000 flow_limit 100 setpoint 20 rise default rate_min default mode hbh"
+
+for kind in "${kinds[@]}"; do
+	secs=$(( cases / 10 + 120 ))
+	ip netns exec "$A" ping -i 0.01 -w "$secs" -q 10.0.0.2 >/dev/null 2>&1 &
+	PIDS+=($!)
+	ip netns exec "$A" ping -i 0.01 -w "$secs" -q 10.0.1.2 >/dev/null 2>&1 &
+	PIDS+=($!)
+	start=$(date +%s)
+	out=$(ip netns exec "$A" "$SELFTESTS_DIR/nl_fuzz.py" "$kind" --cases "$cases" \
+		${FUZZ_SEED:+--seed "$FUZZ_SEED"} d0 d1 a1 a0:1:1 2>&1)
+	rc=$?
+	grep '^# ' <<<"$out" | head -n 30
+	grep -q '^cases=' <<<"$out" || tail -n 20 <<<"$out" | sed 's/^/# /'
+	got=$(sed -n 's/^cases=\([0-9]*\) .*/\1/p' <<<"$out")
+	mism=$(sed -n 's/^cases=.* mismatches=\([0-9]*\) .*/\1/p' <<<"$out")
+	log "$kind: ${got:-0} cases in $(( $(date +%s) - start )) s, ${mism:-?} mismatches"
+	check "${kind}_fuzz_${cases}_cases_as_the_model_says" \
+		test "$rc" = 0 -a "${got:-0}" -ge "$cases" -a "${mism:-1}" = 0
+
+	# the fuzzed qdisc on a1, if the last case left one of this kind
+	[ "$(kind_of a1)" = "$kind" ] || t qdisc replace dev a1 root "$kind" rate 10mbit
+	fuzzed=$(opts a1)
+	log "a1 after fuzzing: $kind $fuzzed"
+	# what tc prints of it replays on a fresh device, and dumps the same
+	t qdisc del dev d2 root 2>/dev/null
+	# shellcheck disable=SC2086
+	t qdisc add dev d2 root "$kind" $fuzzed 2>&1 | head -n 3
+	j1=$(jopts a1) j2=$(jopts d2)
+	[ "$j1" = "$j2" ] || log "a1 $j1, replayed on d2 $j2"
+	check "${kind}_fuzzed_dump_replays" same_opts "$j1" "$j2"
+	t qdisc del dev d2 root 2>/dev/null
+
+	# the same instance, set to pass traffic, passes it
+	sane=sane_$kind
+	# shellcheck disable=SC2086
+	t qdisc change dev a1 root "$kind" ${!sane}
+	check "${kind}_fuzzed_root_passes_traffic" passes a1 10.0.1.2
+	# the htb class's child: this kind, set the same way
+	# shellcheck disable=SC2086
+	t qdisc replace dev a0 parent 1:1 "$kind" ${!sane}
+	check "${kind}_fuzzed_child_passes_traffic" sh -c "ip netns exec $A ping -c 20 -i 0.05 -W 2 -q 10.0.0.2 |
+		grep -Eq ' (19|20) received'"
+	t qdisc del dev a1 root 2>/dev/null
+	t qdisc del dev d0 root 2>/dev/null
+	t qdisc del dev d1 root 2>/dev/null
+	t qdisc del dev a0 parent 1:1 2>/dev/null
+done
+
+ktap_finish
