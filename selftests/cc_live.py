@@ -308,10 +308,15 @@ def cwr(addr, port, n, out):
     got = finish(s, sent)
     print("cwr_sent=%d cwr_received=%d" % (sent, got), file=out)
     for cc, rows in res.items():
-        # the episode ends at the stack's target, ssthresh (set by cubic);
-        # a window of at most 4 packets and under half of it has been
-        # collapsed (to 2, then grown by the ACKs before the sample)
-        col = [r for r in rows if r[2] <= 4 and 2 * r[2] < r[1]]
+        # the episode ends at the stack's target, ssthresh (set by cubic):
+        # bimodal, with no event of its own, must leave the window there
+        # (it collapsed to 2, then grew by the ACKs before the sample);
+        # decbit keeps its own window, taken from cwnd at the switch: at
+        # most 4 packets and under half of ssthresh would be a collapse
+        if cc == "bimodal":
+            col = [r for r in rows if r[2] < r[1]]
+        else:
+            col = [r for r in rows if r[2] <= 4 and 2 * r[2] < r[1]]
         print("%s_episodes=%d %s_collapsed=%d %s_cwnd_after=%s %s_ssthresh=%s" % (
             cc, len(rows), cc, len(col),
             cc, ",".join(str(r[2]) for r in rows[:12]),
