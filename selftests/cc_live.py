@@ -18,9 +18,9 @@
             its extreme values; before each switch it reads TCP_CC_INFO
             (the tcp_dctcp_info layout of docs/ss-info.md) and TCP_INFO
             and counts what is out of range
-    cwr     to port 6003, 5 times each: wait for the stack's CWR state (an
-            ECN episode begun by cubic) and switch to bimodal (then
-            decbit) in it; the window at the end of the episode
+    cwr     to port 6003, 8 times bimodal and 4 times decbit: wait for the
+            stack's CWR state (an ECN episode begun by cubic) and switch
+            in it; the window at the end of the episode
     ss      a decbit and a bimodal connection to 6003 (2 s of data), and
             one to 6002 opened by cubic and switched to decbit, all idle
             with nothing in flight: "ss -tin" of them
@@ -276,8 +276,10 @@ def cwr(addr, port, n, out):
     sent = pump(s, time.monotonic() + 1)
     res = {"bimodal": [], "decbit": []}
     tries = 0
-    for k in range(2 * n):
-        to = ("bimodal", "decbit")[k % 2]
+    # bimodal twice as often: its episodes count only without an event
+    # of its own, and the marking router often gives it one first
+    for k in range(3 * n):
+        to = ("bimodal", "decbit", "bimodal")[k % 3]
         cc_set(s, "cubic")
         deadline = time.monotonic() + 3
         # wait for cubic's CWR state (sending all along)
@@ -308,10 +310,15 @@ def cwr(addr, port, n, out):
     got = finish(s, sent)
     print("cwr_sent=%d cwr_received=%d" % (sent, got), file=out)
     for cc, rows in res.items():
-        # the episode ends at the stack's target, ssthresh (set by cubic);
-        # a window of at most 4 packets and under half of it has been
-        # collapsed (to 2, then grown by the ACKs before the sample)
-        col = [r for r in rows if r[2] <= 4 and 2 * r[2] < r[1]]
+        # the episode ends at the stack's target, ssthresh (set by cubic):
+        # bimodal, with no event of its own, must leave the window there
+        # (it collapsed to 2, then grew by the ACKs before the sample);
+        # decbit keeps its own window, taken from cwnd at the switch: at
+        # most 4 packets and under half of ssthresh would be a collapse
+        if cc == "bimodal":
+            col = [r for r in rows if r[2] < r[1]]
+        else:
+            col = [r for r in rows if r[2] <= 4 and 2 * r[2] < r[1]]
         print("%s_episodes=%d %s_collapsed=%d %s_cwnd_after=%s %s_ssthresh=%s" % (
             cc, len(rows), cc, len(col),
             cc, ",".join(str(r[2]) for r in rows[:12]),
@@ -336,7 +343,7 @@ def ss_idle(addr, out):
 def run(addr, outdir):
     for name, fn in (("switch", lambda o: switch(
                         addr, 6001, int(os.environ.get("SWITCHES", "1000")), 2, o)),
-                     ("cwr", lambda o: cwr(addr, 6003, 5, o)),
+                     ("cwr", lambda o: cwr(addr, 6003, 4, o)),
                      ("ss", lambda o: ss_idle(addr, o))):
         t0 = time.monotonic()
         with open(os.path.join(outdir, name), "w") as o:

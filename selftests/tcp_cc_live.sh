@@ -146,8 +146,8 @@ check "params_restored" restored
 
 # 8-9: switched in during cubic's ECN episode (CWR): the episode ends at
 # the stack's target (cwnd = ssthresh), not at 2 packets (measured before
-# the fix: bimodal's window 2-4 packets after the episode against an
-# ssthresh of 6-17, in 4 of 5 episodes on each kernel)
+# the fix: bimodal's window 2-5 packets after the episode against an
+# ssthresh of 4-21; after it, equal to ssthresh every time)
 log "cwr: $(xargs <"$out/cwr")"
 check "cwr_switched_to_bimodal_not_collapsed (${R[bimodal_collapsed]} of ${R[bimodal_episodes]})" \
 	test "${R[bimodal_episodes]}" -ge 3 -a "${R[bimodal_collapsed]}" = 0
