@@ -560,7 +560,8 @@ def mutate(rng, blob, model_cls, ctx):
                 off += (ln + 3) & ~3
             off = rng.choice(attrs_at)
             ln = struct.unpack_from("H", b, off)[0]
-            struct.pack_into("H", b, off, rng.choice([0, 3, 4, max(ln - 1, 0), ln + 1, ln + 4, 0xFFFF]))
+            struct.pack_into("H", b, off, rng.choice([0, 3, 4, max(ln - 1, 0), ln + 1, ln + 4, 0xFFFF])
+                             & 0xFFFF)
         elif c < 0.6 and b:
             del b[rng.randrange(len(b)):]				# truncated
         elif c < 0.7:

@@ -7,10 +7,9 @@
   stress_tcp.py switch DST PORT CONNS SECONDS ALG[,ALG...]
       CONNS connections to DST:PORT, each written by a thread of its own;
       the main thread sets TCP_CONGESTION on a random connection to a
-      random ALG every 5 ms, and the namespace's default every 50 ms, for
-      SECONDS (the default is cubic again at the end).  Prints
-      "switches=N refused=N defaults=N bytes=N min_conn_bytes=N" (refused:
-      setsockopt errors, e.g. a module that is being unloaded).
+      random ALG every 5 ms, for SECONDS.  Prints "switches=N refused=N
+      bytes=N min_conn_bytes=N" (refused: setsockopt errors, e.g. a module
+      that is being unloaded).
 """
 import random
 import socket
@@ -72,18 +71,8 @@ def switch(dst, port, conns, secs, algs):
     threads = [threading.Thread(target=writer, args=(i,), daemon=True) for i in range(conns)]
     for t in threads:
         t.start()
-    switches = refused = defaults = 0
-    last_default = 0
+    switches = refused = 0
     while time.monotonic() < end:
-        if time.monotonic() - last_default > 0.05:
-            # the namespace's default as well (new connections take it)
-            last_default = time.monotonic()
-            try:
-                with open("/proc/sys/net/ipv4/tcp_congestion_control", "w") as f:
-                    f.write(random.choice(algs))
-                defaults += 1
-            except OSError:
-                pass
         s = random.choice(socks)
         try:
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION,
@@ -96,10 +85,8 @@ def switch(dst, port, conns, secs, algs):
         t.join(5)
     for s in socks:
         s.close()
-    with open("/proc/sys/net/ipv4/tcp_congestion_control", "w") as f:
-        f.write("cubic")
-    print(f"switches={switches} refused={refused} defaults={defaults} "
-          f"bytes={sum(sent)} min_conn_bytes={min(sent)}")
+    print(f"switches={switches} refused={refused} bytes={sum(sent)} "
+          f"min_conn_bytes={min(sent)}")
     return 0
 
 
