@@ -17,7 +17,7 @@
  * Deviations, as Jacobson's rules still apply to TCP: the connection slow
  * starts until the first mark or loss (optional); a loss multiplies the
  * window by `loss_decrease` (1/2) and starts a new epoch; a timeout
- * restarts from one packet.
+ * restarts from one packet and slow starts to half the window.
  *
  * Plain C with no kernel-only calls: compiled into tcp_decbit and into its
  * userspace unit test.
@@ -28,6 +28,7 @@
 #ifdef __KERNEL__
 #include <linux/bits.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/types.h>
 #else
 #include "congavoid_user.h"
@@ -120,8 +121,14 @@ decbit_win_ack(struct decbit_win *s, const struct decbit_policy_params *p,
 		marked = acked;
 	if (s->in_ss) {
 		if (!marked) {
-			if (limited)
-				decbit_win_set(s, s->w + ((u64)acked << DECBIT_W_SHIFT));
+			u64 cap = (u64)s->ssthresh << DECBIT_W_SHIFT;
+
+			/* grows up to ssthresh, not past it (a window already
+			 * above, as restored by an undo, stays)
+			 */
+			if (limited && s->w < cap)
+				decbit_win_set(s, min_t(u64, cap, s->w +
+						  ((u64)acked << DECBIT_W_SHIFT)));
 			if (decbit_win_pkts(s) < s->ssthresh)
 				return DECBIT_NONE;
 			/* reached ssthresh after a timeout: avoidance again */
@@ -178,14 +185,29 @@ static inline void decbit_win_loss(struct decbit_win *s,
 	decbit_win_epoch(s, old);
 }
 
-/* Retransmission timeout: restart from one packet, slow start to half. */
-static inline void decbit_win_restart(struct decbit_win *s,
-				      const struct decbit_policy_params *p)
+/*
+ * Retransmission timeout: restart from one packet and slow start to half
+ * the window, as TCP does after a timeout whatever slow_start says (that
+ * parameter is about the connection's start): the lost window is sent
+ * again during the slow start.
+ */
+static inline void decbit_win_restart(struct decbit_win *s)
 {
 	s->ssthresh = decbit_win_pkts(s) / 2 > 2 ? decbit_win_pkts(s) / 2 : 2;
 	decbit_win_set(s, DECBIT_W_ONE);
-	s->in_ss = p->slow_start;
+	s->in_ss = true;
 	decbit_win_epoch(s, 0);
+}
+
+/*
+ * The lost data are recovered: the window policy takes over again with a
+ * new epoch from the window reached (unless a slow start is still under
+ * way, which goes on to ssthresh).
+ */
+static inline void decbit_win_resume(struct decbit_win *s)
+{
+	if (!s->in_ss)
+		decbit_win_epoch(s, decbit_win_pkts(s));
 }
 
 #endif /* _DECBIT_POLICY_H */

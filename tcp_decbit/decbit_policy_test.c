@@ -119,7 +119,7 @@ static void test_slow_start_loss_restart(void **state)
 	assert_int_equal(s.w, 20 * 896 / 2);
 	assert_int_equal(s.acked, 0);
 	/* timeout: one packet, slow start up to half the old window */
-	decbit_win_restart(&s, &p);
+	decbit_win_restart(&s);
 	assert_int_equal(s.w, ONE);
 	assert_true(s.in_ss);
 	assert_int_equal(s.ssthresh, 4);
@@ -127,6 +127,66 @@ static void test_slow_start_loss_restart(void **state)
 	decbit_win_ack(&s, &p, 2, 0, true);
 	assert_false(s.in_ss);
 	assert_int_equal(decbit_win_pkts(&s), 4);
+}
+
+/*
+ * A timeout slow starts back to half the window even without the initial
+ * slow start (the paper's policy): the lost window is sent again during
+ * it (issue #19: one lost packet a round trip).  The slow start stops at
+ * ssthresh exactly, a new epoch follows, and the end of the loss episode
+ * starts another from the window reached.
+ */
+static void test_restart_slow_starts(void **state)
+{
+	struct decbit_win s;
+
+	(void)state;
+	decbit_win_init(&s, &paper, 100);
+	assert_false(s.in_ss);
+	decbit_win_restart(&s);
+	assert_int_equal(s.w, ONE);
+	assert_true(s.in_ss);
+	assert_int_equal(s.ssthresh, 50);
+	/* 1, 2, 4, ... 32, then 50 and not 64 */
+	assert_int_equal(decbit_win_ack(&s, &paper, 1, 0, true), DECBIT_NONE);
+	assert_int_equal(decbit_win_ack(&s, &paper, 2, 0, true), DECBIT_NONE);
+	assert_int_equal(decbit_win_ack(&s, &paper, 4, 0, true), DECBIT_NONE);
+	assert_int_equal(decbit_win_ack(&s, &paper, 8, 0, true), DECBIT_NONE);
+	assert_int_equal(decbit_win_ack(&s, &paper, 16, 0, true), DECBIT_NONE);
+	assert_true(s.in_ss);
+	assert_int_equal(decbit_win_pkts(&s), 32);
+	assert_int_equal(decbit_win_ack(&s, &paper, 32, 0, true), DECBIT_NONE);
+	assert_false(s.in_ss);
+	assert_int_equal(s.w, 50 * ONE);
+	/* the epoch: W_p 32 (sent before), W_c 50 */
+	assert_int_equal(s.w_prev, 32);
+	assert_int_equal(s.w_cur, 50);
+	ack_n(&s, &paper, 20, 0, true);
+	decbit_win_resume(&s);
+	assert_int_equal(s.w_prev, 50);
+	assert_int_equal(s.acked, 0);
+	/* a decision after W_p + W_c, on the last W_c only */
+	ack_n(&s, &paper, 50, 50, true);
+	assert_int_equal(ack_n(&s, &paper, 50, 0, true), DECBIT_INCREASE);
+	assert_int_equal(s.w, 51 * ONE);
+
+	/* a mark during the slow start ends it (x 7/8) */
+	decbit_win_restart(&s);
+	decbit_win_ack(&s, &paper, 1, 0, true);
+	assert_int_equal(decbit_win_ack(&s, &paper, 2, 1, true), DECBIT_SS_EXIT);
+	assert_false(s.in_ss);
+	assert_int_equal(s.w, 2 * 896);
+	/* a window above ssthresh (an undo) ends the slow start as it is */
+	decbit_win_restart(&s);
+	decbit_win_set(&s, 80 * ONE);
+	decbit_win_ack(&s, &paper, 3, 0, true);
+	assert_false(s.in_ss);
+	assert_int_equal(s.w, 80 * ONE);
+	/* a slow start that has not reached ssthresh goes on after resume */
+	decbit_win_restart(&s);
+	decbit_win_resume(&s);
+	assert_true(s.in_ss);
+	assert_int_equal(s.w, ONE);
 }
 
 /*
@@ -182,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_last_wc_only),
 		cmocka_unit_test(test_no_increase_when_not_limited),
 		cmocka_unit_test(test_slow_start_loss_restart),
+		cmocka_unit_test(test_restart_slow_starts),
 		cmocka_unit_test(test_integer_window_trap),
 	};
 

@@ -30,7 +30,10 @@
  * Deviations from the paper, for TCP: slow start until the first mark or
  * loss (parameter slow_start); a loss episode multiplies the window by
  * loss_decrease (1/2); a timeout restarts from one packet and slow starts
- * to half the old window; undo_cwnd restores the window of a spurious loss.
+ * to half the old window (during the Loss state: the stack does not slow
+ * start for a module with .cong_control), then a new epoch begins once
+ * the lost data are recovered; undo_cwnd restores the window of a
+ * spurious loss.
  */
 
 #include <linux/module.h>
@@ -250,10 +253,15 @@ static CONGAVOID_CONG_CONTROL(decbit_cong_control)
 		return;
 	ca->acked_total += acked;
 	ca->marked_total += marked;
-	/* In loss recovery and after a timeout the window is the loss
-	 * policy's; the decision epochs start again when it is over.
+	/*
+	 * In loss recovery the window is the loss policy's.  After a
+	 * timeout (Loss) the window slow starts up to ssthresh, as the stack
+	 * does for other CCs, which it leaves to .cong_control, then holds
+	 * until the lost data are recovered; the decision epochs start
+	 * again when the episode is over (set_state).
 	 */
-	if (inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery) {
+	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery ||
+	    (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss && !ca->win.in_ss)) {
 		decbit_apply(sk);
 		return;
 	}
@@ -281,9 +289,11 @@ static u32 decbit_ssthresh(struct sock *sk)
 static void decbit_set_state(struct sock *sk, u8 new_state)
 {
 	struct decbit_ca *ca = inet_csk_ca(sk);
+	u8 old_state = inet_csk(sk)->icsk_ca_state;
 
-	if (new_state == TCP_CA_Recovery &&
-	    inet_csk(sk)->icsk_ca_state != TCP_CA_Recovery) {
+	if (old_state >= TCP_CA_Recovery && new_state < TCP_CA_Recovery)
+		decbit_win_resume(&ca->win);
+	if (new_state == TCP_CA_Recovery && old_state != TCP_CA_Recovery) {
 		ca->undo_w = ca->win.w;
 		decbit_win_loss(&ca->win, &decbit_params);
 		trace_decbit_decision(sk, ca->undo_w, ca->win.w, 0, 0,
@@ -291,7 +301,7 @@ static void decbit_set_state(struct sock *sk, u8 new_state)
 		decbit_apply(sk);
 	} else if (new_state == TCP_CA_Loss) {
 		ca->undo_w = ca->win.w;
-		decbit_win_restart(&ca->win, &decbit_params);
+		decbit_win_restart(&ca->win);
 		trace_decbit_decision(sk, ca->undo_w, ca->win.w, 0, 0,
 				      DECBIT_RESTART);
 		decbit_apply(sk);
