@@ -285,7 +285,7 @@ static struct hlist_head *hbh_bucket(const struct hbh_sched_data *q,
 			       q->hash_seed) & q->hash_mask];
 }
 
-/* Word by word: the out-of-line memcmp() was a tenth of hbh's lookup. */
+/* Word by word: an out-of-line memcmp() per candidate costs a call. */
 static bool hbh_key_eq(const struct hbh_key *a, const struct hbh_key *b)
 {
 	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
@@ -715,7 +715,7 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 	/*
 	 * At most once round the list per period.  The visited flows stay
 	 * where they are; one rotation at the end puts them behind the
-	 * unvisited ones (a list move per flow was most of this loop).
+	 * unvisited ones (instead of one list move per visit).
 	 */
 	while (pos != &q->rpt && budget-- && cnt < HBH_FB_MAX) {
 		const struct hbh_report *d;
@@ -753,8 +753,8 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 
 	/*
 	 * Garbage collection, HBH_GC_SCAN flows per period from the head of
-	 * q->lru.  The data path does not reorder the list (two list moves
-	 * per packet cost hbh a tenth of its packet rate): a flow found
+	 * q->lru.  The data path does not reorder the list (it saves two
+	 * list moves per packet): a flow found
 	 * active since gc_age, or with packets, gets a second chance at the
 	 * tail; an idle one is freed.  A flow idle for gc_age is freed
 	 * within flows / HBH_GC_SCAN periods.
