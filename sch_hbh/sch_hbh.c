@@ -1325,6 +1325,17 @@ static int hbh_change(struct Qdisc *sch, struct nlattr *opt,
 		}
 		WRITE_ONCE(q->mode, mode);
 	}
+	if (tb[TCA_HBH_RATE] && q->link_next) {
+		/*
+		 * The link clock ran at the old rate (at 1 byte/s one packet
+		 * puts it minutes ahead): start it again at the new one and
+		 * let what is queued go now.
+		 */
+		q->link_next = 0;
+		qdisc_watchdog_cancel(&q->watchdog);
+		if (sch->q.qlen)
+			__netif_schedule(qdisc_root(sch));
+	}
 
 	/* trim every flow to the new limits */
 	list_for_each_entry(f, &q->lru, lru)

@@ -277,9 +277,15 @@ def cwr(addr, port, n, out):
     res = {"bimodal": [], "decbit": []}
     tries = 0
     # bimodal twice as often: its episodes count only without an event
-    # of its own, and the marking router often gives it one first
-    for k in range(3 * n):
+    # of its own, and the marking router often gives it one first; go on
+    # until both have n episodes (bounded in tries and in time)
+    stop = time.monotonic() + 30
+    for k in range(15 * n):
+        if min(len(r) for r in res.values()) >= n or time.monotonic() > stop:
+            break
         to = ("bimodal", "decbit", "bimodal")[k % 3]
+        if len(res[to]) >= n:
+            continue
         cc_set(s, "cubic")
         deadline = time.monotonic() + 3
         # wait for cubic's CWR state (sending all along)

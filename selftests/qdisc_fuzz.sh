@@ -22,7 +22,7 @@ require_module sch_decbit sch_hbh
 
 cases=${FUZZ_CASES:-2000}
 read -r -a kinds <<<"${FUZZ_KINDS:-decbit hbh}"
-ktap_header $(( ${#kinds[@]} * 4 ))
+ktap_header $(( ${#kinds[@]} * 4 + 1 ))
 
 setup_ns A B || exit $ksft_fail
 veth_pair "$A" a0 "$B" b0 10.0.0.1 10.0.0.2 || exit $ksft_fail
@@ -74,6 +74,25 @@ passes() {
 	[ "${got:-0}" -ge 19 ] && [ $((after - before)) -ge 20 ]
 }
 
+# a change of rate restarts hbh's link clock.  At 1 byte/s the first
+# packets put the link's next departure minutes ahead (the rest queue);
+# after "change rate 10mbit" what is queued and what comes next leave at
+# once.  (Found by the fuzzer: the clock of an earlier tiny rate survived
+# the change and the qdisc sent nothing for minutes.)
+rate_change_unstalls() {
+	local q1 got left
+	t qdisc replace dev a1 root hbh rate 8bit
+	ip netns exec "$A" ping -c 3 -i 0.2 -W 1 -q 10.0.1.2 >/dev/null 2>&1
+	q1=$(qdisc_stat "$A" a1 qlen)
+	t qdisc change dev a1 root hbh rate 10mbit
+	got=$(ip netns exec "$A" ping -c 20 -i 0.05 -W 2 -q 10.0.1.2 |
+		sed -n 's/.* \([0-9]*\) received.*/\1/p')
+	left=$(qdisc_stat "$A" a1 qlen)
+	log "hbh at 1 byte/s: $q1 packets queued; changed to 10mbit: ${got:-0} of 20 pings answered, $left left queued"
+	t qdisc del dev a1 root
+	[ "${q1:-0}" -ge 2 ] && [ "${got:-0}" -ge 19 ] && [ "$left" = 0 ]
+}
+
 sane_decbit="limit 1000 threshold 1 hysteresis 0 rate 0 nonect pass pool 0 noinput"
 sane_hbh="rate 100mbit limit 10000 flow_limit 100 setpoint 20 rise default rate_min default mode hbh"
 
@@ -123,5 +142,7 @@ for kind in "${kinds[@]}"; do
 	t qdisc del dev d1 root 2>/dev/null
 	t qdisc del dev a0 parent 1:1 2>/dev/null
 done
+
+check "hbh_rate_change_restarts_link_clock" rate_change_unstalls
 
 ktap_finish
