@@ -14,6 +14,18 @@
       CLOCK_MONOTONIC, as trace_clock "mono").  After TIMEOUT seconds the
       routes left go anyway (exit status 1).
 
+  blackhole.py --plug IFINDEX ROUTER SENDER N TIMEOUT MARK :SPORT ...
+      The same, but what the path loses is time, not packets: a plug
+      qdisc (sch_plug) as root of device IFINDEX in ROUTER holds every
+      packet from then on, and releases them all, in order, as soon as
+      each SPORT has had N timeouts (then stays, passing everything, for
+      the caller to delete).  On the ACK path this makes N spurious
+      timeouts: the ACKs were late, nothing was lost.
+
+  blackhole.py --for SECONDS ROUTER PREFIX
+      A blackhole route to PREFIX in ROUTER for SECONDS: a short burst
+      of losses (a few packets), timed in one process.
+
 Each flow gets its own route so that each gets its path back right after
 its own timeout: the retransmission of that timeout then goes through (a
 path gives 100 ms of netem before the router), whatever the spread of the
@@ -34,6 +46,9 @@ NLM_F_REQUEST, NLM_F_ACK, NLM_F_EXCL, NLM_F_CREATE = 1, 4, 0x200, 0x400
 NLMSG_ERROR = 2
 RT_TABLE_MAIN, RTPROT_STATIC, RT_SCOPE_UNIVERSE, RTN_BLACKHOLE = 254, 4, 0, 6
 RTA_DST = 1
+RTM_NEWQDISC = 36
+TCA_KIND, TCA_OPTIONS = 1, 2
+TCQ_PLUG_BUFFER, TCQ_PLUG_RELEASE_INDEFINITE = 0, 2
 CLONE_NEWNET = 0x40000000
 NETLINK_SOCK_DIAG, SOCK_DIAG_BY_FAMILY, NLM_F_DUMP, NLMSG_DONE = 4, 20, 0x300, 3
 INET_DIAG_INFO = 2
@@ -56,6 +71,25 @@ def route(nl, cmd, prefix):
     err = struct.unpack("i", data[16:20])[0] if typ == NLMSG_ERROR else -1
     if err:
         raise OSError(-err, f"route {cmd} {prefix}: {os.strerror(-err)}")
+
+
+def plug(nl, ifindex, action):
+    """Create (action None) or change the root plug qdisc 1: of IFINDEX."""
+    flags = NLM_F_REQUEST | NLM_F_ACK
+    if action is None:
+        flags |= NLM_F_CREATE | NLM_F_EXCL
+        action = TCQ_PLUG_BUFFER
+    tcm = struct.pack("BxxxiIII", socket.AF_UNSPEC, ifindex, 1 << 16,
+                      0xFFFFFFFF, 0)
+    kind = b"plug\0"
+    body = tcm + struct.pack("HH", 4 + len(kind), TCA_KIND) + kind + bytes(-len(kind) % 4)
+    body += struct.pack("HHiI", 12, TCA_OPTIONS, action, 16 << 20)
+    nl.send(struct.pack("IHHII", 16 + len(body), RTM_NEWQDISC, flags, 1, 0) + body)
+    data = nl.recv(65536)
+    typ = struct.unpack("H", data[4:6])[0]
+    err = struct.unpack("i", data[16:20])[0] if typ == NLMSG_ERROR else -1
+    if err:
+        raise OSError(-err, f"plug {ifindex} {action}: {os.strerror(-err)}")
 
 
 def netlink_in(netns, proto):
@@ -108,16 +142,38 @@ def backoffs(diag):
 
 
 def main():
-    router, sender, n, tmo, mark = sys.argv[1:6]
+    args = sys.argv[1:]
+    if args[0] == "--for":
+        nl = netlink_in(args[2], socket.NETLINK_ROUTE)
+        route(nl, RTM_NEWROUTE, args[3])
+        t0 = time.monotonic()
+        time.sleep(float(args[1]))
+        route(nl, RTM_DELROUTE, args[3])
+        print(f"{t0:.6f}", f"{time.monotonic():.6f}")
+        return 0
+    ifindex = None
+    if args[0] == "--plug":
+        ifindex = int(args[1])
+        args = args[2:]
+    router, sender, n, tmo, mark = args[:5]
     n, tmo = int(n), float(tmo)
     flows = {}      # sport: [prefix, timeouts seen, t deleted]
-    for spec in sys.argv[6:]:
+    for spec in args[5:]:
         prefix, sport = spec.split(":")
         flows[int(sport)] = [prefix, 0, None]
     nl = netlink_in(router, socket.NETLINK_ROUTE)
     diag = netlink_in(sender, NETLINK_SOCK_DIAG)
-    for f in flows.values():
-        route(nl, RTM_NEWROUTE, f[0])
+    if ifindex is not None:
+        plug(nl, ifindex, None)
+    else:
+        for f in flows.values():
+            route(nl, RTM_NEWROUTE, f[0])
+
+    def restore(prefix):
+        # one plug for all: it goes once every flow is done (below)
+        if ifindex is None:
+            route(nl, RTM_DELROUTE, prefix)
+
     t0 = time.monotonic()
     left = len(flows)
     while left and time.monotonic() < t0 + tmo:
@@ -127,14 +183,19 @@ def main():
                 continue
             f[1] = max(f[1], b)
             if f[1] >= n:
-                route(nl, RTM_DELROUTE, f[0])
+                restore(f[0])
                 f[2] = time.monotonic()
                 left -= 1
         time.sleep(0.001)
     for f in flows.values():
         if f[2] is None:
-            route(nl, RTM_DELROUTE, f[0])
+            restore(f[0])
             f[2] = time.monotonic()
+    if ifindex is not None:
+        plug(nl, ifindex, TCQ_PLUG_RELEASE_INDEFINITE)
+        t1 = time.monotonic()
+        for f in flows.values():
+            f[2] = t1
     for sport, (prefix, seen, t1) in flows.items():
         path = mark.replace("{}", str(sport))
         wr(path + ".tmp", f"{t1:.6f}\n")

@@ -176,7 +176,7 @@ fields_mean() {
 		[ "$e" -le "$dce" ] && [ "$e" -ge $((dce - 2)) ] && [ "$e" -gt 0 ] &&
 		[ "$rs" -ge 1 ] && [ "$rs" -le "$2" ]
 }
-check "ss_decbit_fields_mean_what_docs_say" fields_mean decbit 6
+check "ss_decbit_fields_mean_what_docs_say" fields_mean decbit 7
 check "ss_bimodal_fields_mean_what_docs_say" fields_mean bimodal 7
 decbit_alpha() {
 	local d dce rs a e t

@@ -14,14 +14,16 @@
 # An outage is a blackhole route at r2 for each flow, after the 100 ms of
 # netem: each ends (blackhole.py) as soon as that flow's Nth timeout is
 # seen, so the retransmission of that timeout goes through.  The
-# receivers time the next 1 MB after the path comes back.
+# receivers time the next 1 MB after the path comes back.  A late outage
+# loses nothing: a plug qdisc on r2's way back holds the ACKs until each
+# flow's Nth timeout and then lets them all go (spurious timeouts).
 
 . "$(dirname "$0")/lib.sh"
 
-require_cmd tc ss python3
-require_module tcp_decbit tcp_bimodal sch_netem sch_fq
+require_cmd tc ss python3 jq
+require_module tcp_decbit tcp_bimodal sch_decbit sch_netem sch_fq sch_plug
 
-ktap_header 4
+ktap_header 11
 
 tr=/sys/kernel/tracing
 [ -d "$tr/events" ] || mount -t tracefs nodev "$tr" 2>/dev/null
@@ -29,6 +31,7 @@ out=$(mktemp -d)
 bufsize=$(cat "$tr/buffer_size_kb")
 trace_off() {
 	echo 0 >"$tr/events/enable"
+	echo 0 >"$tr/events/tcp/tcp_probe/filter"
 	echo local >"$tr/trace_clock"
 	echo "$bufsize" >"$tr/buffer_size_kb"
 }
@@ -87,21 +90,25 @@ cwnds() {
 	echo $w
 }
 # outage K WHAT N: the Kth outage: each flow's path blackholed at r2 (WHAT
-# data: towards h1; acks: the way back) until its Nth timeout; then wait
-# for the receivers' times to 1 MB (or their deadline).  Sets ms[CC]
-# (outage), rtos[CC] (timeouts seen) and secs[CC].
+# data: towards h1; acks: the way back; late: the way back held, not
+# dropped) until its Nth timeout; then wait for the receivers' times to
+# 1 MB (or their deadline).  Sets ms[CC] (outage), rtos[CC] (timeouts
+# seen) and secs[CC]; the trace holds the outage's decbit decisions.
 declare -A secs ms rtos
 outage() {
-	local k=$1 what=$2 n=$3 cc i specs="" sport a b c
+	local k=$1 what=$2 n=$3 cc i specs="" sport a b c plug=""
 	for cc in $CCS; do
 		i=${IDX[$cc]}
-		if [ "$what" = data ]; then
-			specs="$specs 10.2.0.1$i/32:650$i"
-		else
-			specs="$specs 10.0.0.1$i/32:650$i"
-		fi
+		case $what in
+		data) specs="$specs 10.2.0.1$i/32:650$i" ;;
+		acks) specs="$specs 10.0.0.1$i/32:650$i" ;;
+		late) specs="$specs :650$i" ;;
+		esac
 	done
-	python3 -S "$SELFTESTS_DIR/blackhole.py" "$R2" "$H0" "$n" 8 "$out/mark.{}.$k" $specs >"$out/bh.$k"
+	[ "$what" = late ] && plug="--plug $(ip -n "$R2" -j link show dev up | jq '.[0].ifindex')"
+	echo >"$tr/trace"
+	# shellcheck disable=SC2086
+	python3 -S "$SELFTESTS_DIR/blackhole.py" $plug "$R2" "$H0" "$n" 8 "$out/mark.{}.$k" $specs >"$out/bh.$k"
 	for cc in $CCS; do
 		i=${IDX[$cc]}
 		read -r sport a b c < <(grep "^650$i " "$out/bh.$k")
@@ -110,7 +117,21 @@ outage() {
 		busywait 12000 grep -q "^550$i $k " "$out/sink"
 		secs[$cc]=$(awk -v p="550$i" -v k="$k" '$1 == p && $2 == k { print $3 }' "$out/sink")
 	done
+	[ -z "$plug" ] || tc -n "$R2" qdisc del dev up root
 	log "[${SECONDS}s] outage $k ($what until timeout $n): decbit ${ms[decbit]} ms ${rtos[decbit]} timeouts, next 1 MB in ${secs[decbit]} s; reno ${ms[reno]} ms ${rtos[reno]}, ${secs[reno]} s; bimodal ${ms[bimodal]} ms ${rtos[bimodal]}, ${secs[bimodal]} s"
+	grep -o 'sport=6501 .*reason=\(loss\|restart\|undo\)' "$tr/trace" >"$out/episode.$k"
+	log "decbit's loss decisions: $(sed 's/.*cwnd=\([^ ]*\) .*reason=\(.*\)/\2 \1/' "$out/episode.$k" | xargs | sed 's/ \([a-z]\)/, \1/g')"
+}
+# restarts K: decbit's restarts in outage K
+restarts() { grep -c "reason=restart" "$out/episode.$1"; }
+# undone K: decbit's window after the undo of outage K is the one before
+# its restart (window to window, in packets)
+undone() {
+	local before after
+	before=$(sed -n 's/.*cwnd=\([0-9]*\)\.[0-9]*->.* reason=restart/\1/p' "$out/episode.$1" | head -n 1)
+	after=$(sed -n 's/.*->\([0-9]*\)\.[0-9]* .*reason=undo/\1/p' "$out/episode.$1" | tail -n 1)
+	log "outage $1: window before the restart ${before:-none}, after the undo ${after:-none}"
+	[ -n "$before" ] && [ "$before" = "$after" ]
 }
 # within A B F: A <= F * B, both measured
 within() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { exit !(a != "inf" && b != "inf" && a + 0 > 0 && b + 0 > 0 && a <= f * b) }'; }
@@ -138,6 +159,73 @@ check "windows_alike_before (decbit reno bimodal: $w)" \
 check "timeout_reno_recovers (${secs[reno]} s)" within "${secs[reno]}" 10 1
 check "timeout_decbit_within_1.5x_reno (${secs[decbit]} s)" within "${secs[decbit]}" "${secs[reno]}" 1.5
 check "timeout_bimodal_within_1.5x_reno (${secs[bimodal]} s)" within "${secs[bimodal]}" "${secs[reno]}" 1.5
+
+# 5-6: two timeouts in a row, the second backed off: one restart (the
+# first timeout's, from the window of before), not one per timeout from
+# the collapsed window (before: ssthresh 2, issue #19 item 2)
+outage 2 data 2
+check "two_timeouts_decbit_restarts_once ($(restarts 2))" test "$(restarts 2)" = 1
+check "two_timeouts_decbit_within_1.5x_reno (${secs[decbit]} s vs ${secs[reno]} s)" \
+	within "${secs[decbit]}" "${secs[reno]}" 1.5
+
+# 7-9: two spurious timeouts (the ACKs held, nothing lost): one restart,
+# and the undo (timestamps show the ACKs are older than the
+# retransmission) gives back the window of before the first
+outage 3 late 2
+check "spurious_timeouts_seen (decbit ${rtos[decbit]})" test "${rtos[decbit]}" -ge 2
+check "spurious_timeouts_decbit_restarts_once ($(restarts 3))" test "$(restarts 3)" = 1
+check "spurious_undo_restores_window_of_before" undone 3
+
+# 10-11: fast recovery from W to W/2 (issue #19 item 4).  A fourth decbit
+# flow, sending all it can, held near the knee by a decbit router at
+# 5 Mbit/s on r2 (the first three stopped): a window-limited flow.  Its
+# data blackholed for 10 ms: a few losses, fast recovery.  PRR (RFC 6937)
+# takes the window down as the ACKs come back, one packet sent per two
+# delivered; before, it fell to W/2 at the first ACK and the sender
+# stopped for half a round trip.  The window at the next ACKs (tcp_probe)
+# must stay above 0.65 W (0.5 W before), and come down to the loss
+# policy's W/2 (+1) within two windows of ACKs.
+kill "${PIDS[@]}" 2>/dev/null
+wait "${PIDS[@]}" 2>/dev/null
+PIDS=()
+ip netns exec "$R2" tc qdisc add dev down root decbit rate 5mbit
+ip -n "$H0" addr add 10.0.0.14/24 dev down
+ip -n "$H1" addr add 10.2.0.14/24 dev up
+ip netns exec "$H1" python3 -S "$SELFTESTS_DIR/tcp_stream.py" sink 1000000 30 "5504:$out/mark.6504" >/dev/null 2>&1 &
+PIDS+=($!)
+ip netns exec "$H0" python3 -S "$SELFTESTS_DIR/tcp_stream.py" source decbit:10.0.0.14:6504:10.2.0.14:5504:0 >/dev/null 2>&1 &
+PIDS+=($!)
+sleep 8
+echo "sport == 6504" >"$tr/events/tcp/tcp_probe/filter"
+echo 1 >"$tr/events/tcp/tcp_probe/enable"
+echo >"$tr/trace"
+python3 -S "$SELFTESTS_DIR/blackhole.py" --for 0.01 "$R2" 10.2.0.14/32 >/dev/null
+sleep 3
+echo 0 >"$tr/events/tcp/tcp_probe/enable"
+# "W target cwnd1 cwnd2 ...": decbit's loss decision of the flow, then
+# the window at each of the next 2 W ACKs
+read -r -a prr < <(awk '
+	/decbit_decision: sport=6504 .*reason=loss/ && !w {
+		match($0, /cwnd=[0-9]+/); w = substr($0, RSTART + 5, RLENGTH - 5)
+		match($0, /->[0-9]+/); t = substr($0, RSTART + 2, RLENGTH - 2)
+		printf "%s %s", w, t; next }
+	w && /tcp_probe:/ && n++ < 2 * w { match($0, /snd_cwnd=[0-9]+/)
+		printf " %s", substr($0, RSTART + 9, RLENGTH - 9) }
+	END { printf "\n" }' "$tr/trace")
+# at_target: the first of those ACKs with the window at target + 1 at most
+at_target=$(for ((k = 2; k < ${#prr[@]}; k++)); do
+	[ "${prr[k]}" -le $((prr[1] + 1)) ] && { echo $((k - 1)); break; }
+done)
+log "fast recovery: W ${prr[0]:-none} -> target ${prr[1]:-none}; window at the next ACKs: ${prr[*]:2:12} ...; at target from ACK ${at_target:-none}"
+prr_gradual() {
+	local k
+	[ "${#prr[@]}" -ge 6 ] || return 1
+	for k in 2 3 4; do
+		[ $((20 * prr[k])) -ge $((13 * prr[0])) ] || return 1
+	done
+}
+check "recovery_by_prr_window_above_0.65W_at_first_acks" prr_gradual
+check "recovery_reaches_target_within_2W_acks (from ACK ${at_target:-none})" test -n "$at_target"
 
 trace_off
 ktap_finish

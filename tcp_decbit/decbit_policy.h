@@ -46,6 +46,7 @@ enum decbit_reason {
 	DECBIT_SS_EXIT,		/* first mark ends slow start: x decrease */
 	DECBIT_LOSS,		/* loss: x loss_decrease */
 	DECBIT_RESTART,		/* timeout: one packet, slow start again */
+	DECBIT_UNDO,		/* the loss was spurious: window of before */
 };
 
 struct decbit_policy_params {
@@ -197,6 +198,60 @@ static inline void decbit_win_restart(struct decbit_win *s)
 	decbit_win_set(s, DECBIT_W_ONE);
 	s->in_ss = true;
 	decbit_win_epoch(s, 0);
+}
+
+/*
+ * Every retransmission timeout of an episode, the first included (after
+ * decbit_win_restart): one packet again, slow start to the same ssthresh.
+ * A timeout that ends a fast recovery (no restart for it: the stack begins
+ * no new episode) slow starts to the window that recovery set, as Reno
+ * slow starts to the ssthresh of that recovery.
+ */
+static inline void decbit_win_timeout(struct decbit_win *s)
+{
+	u32 w = decbit_win_pkts(s);
+
+	if (!s->in_ss)
+		s->ssthresh = w > 2 ? w : 2;
+	decbit_win_set(s, DECBIT_W_ONE);
+	s->in_ss = true;
+	decbit_win_epoch(s, 0);
+}
+
+/*
+ * Proportional Rate Reduction (RFC 6937) for fast recovery: the window
+ * after an ACK, in packets, for a flow going from @prior packets (when
+ * recovery began) to @target (the loss policy's window).  @delivered:
+ * packets delivered (acked or sacked) since recovery began, this ACK's
+ * @acked included; @out: packets sent since; @in_flight: the stack's
+ * estimate of packets in the network now.  Above @target, sends @target
+ * per @prior delivered; at or below it, grows back towards @target no
+ * faster than packets are delivered (the conservative bound: no extra
+ * packet per ACK).  The first ACK of recovery always lets one packet go:
+ * the fast retransmit.
+ */
+static inline u32 decbit_prr_cwnd(u32 target, u32 prior, u32 delivered,
+				  u32 out, u32 in_flight, u32 acked)
+{
+	u64 want;
+	u32 send = 0;
+
+	if (!prior)
+		prior = 1;
+	if (in_flight > target) {
+		want = div_u64((u64)target * delivered + prior - 1, prior);
+		if (want > out)
+			send = (u32)min_t(u64, want - out, target);
+	} else {
+		send = delivered > out ? delivered - out : 0;
+		if (send < acked)
+			send = acked;
+		if (send > target - in_flight)
+			send = target - in_flight;
+	}
+	if (!send && !out)
+		send = 1;
+	return in_flight + send;
 }
 
 /*

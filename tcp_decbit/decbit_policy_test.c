@@ -190,6 +190,80 @@ static void test_restart_slow_starts(void **state)
 }
 
 /*
+ * Backed-off timeouts of one episode (issue #19 item 2): the restart runs
+ * once (the first timeout's CA_EVENT_LOSS), every timeout goes back to one
+ * packet with the same ssthresh, half the window of before the episode;
+ * before, each timeout restarted from the collapsed window (ssthresh 2).
+ * A timeout that ends a fast recovery slow starts to recovery's window.
+ */
+static void test_timeouts_of_one_episode(void **state)
+{
+	struct decbit_win s;
+
+	(void)state;
+	decbit_win_init(&s, &paper, 100);
+	decbit_win_restart(&s);
+	decbit_win_timeout(&s);			/* the first timeout */
+	assert_int_equal(s.w, ONE);
+	assert_int_equal(s.ssthresh, 50);
+	decbit_win_ack(&s, &paper, 1, 0, true);	/* 2 packets */
+	decbit_win_ack(&s, &paper, 2, 0, true);	/* 4 */
+	decbit_win_timeout(&s);			/* backed off, same episode */
+	assert_int_equal(s.w, ONE);
+	assert_true(s.in_ss);
+	assert_int_equal(s.ssthresh, 50);
+	/* slow start all the way to 50 and hold there, then another */
+	ack_n(&s, &paper, 49, 0, true);
+	assert_false(s.in_ss);
+	assert_int_equal(decbit_win_pkts(&s), 50);
+	decbit_win_timeout(&s);
+	assert_int_equal(s.ssthresh, 50);
+	assert_int_equal(s.w, ONE);
+
+	/* fast recovery (x 1/2) then a timeout in it: slow start to 40 */
+	decbit_win_init(&s, &paper, 80);
+	decbit_win_loss(&s, &paper);
+	decbit_win_timeout(&s);
+	assert_int_equal(s.ssthresh, 40);
+	assert_int_equal(s.w, ONE);
+}
+
+/*
+ * PRR (RFC 6937), going from 20 packets to 10 (issue #19 item 4): above
+ * the target one packet goes per two delivered, the fast retransmit goes
+ * on the first ACK, and below the target the window grows back no faster
+ * than packets are delivered; never above in_flight + target.
+ */
+static void test_prr(void **state)
+{
+	u32 delivered = 0, out = 0, in_flight = 19, k, cwnd;
+
+	(void)state;
+	/* first ACK: one SACKed packet, three lost counted out of flight */
+	cwnd = decbit_prr_cwnd(10, 20, 1, 0, 16, 1);
+	assert_int_equal(cwnd, 17);		/* the retransmission: 16 + 1 */
+	out = 1;
+	in_flight = 17;
+	/* each ACK delivers one: send ceil(10 * delivered / 20) - out */
+	for (k = 2, delivered = 1; k <= 12; k++) {
+		delivered++;
+		in_flight--;
+		cwnd = decbit_prr_cwnd(10, 20, delivered, out, in_flight, 1);
+		assert_int_equal(cwnd - in_flight, (10 * delivered + 19) / 20 - out);
+		out += cwnd - in_flight;
+		in_flight = cwnd;
+	}
+	assert_int_equal(out, 6);		/* 12 delivered, 6 sent */
+	/* at the target: as many as delivered, never past the target */
+	assert_int_equal(decbit_prr_cwnd(10, 20, 14, 6, 8, 2), 10);
+	assert_int_equal(decbit_prr_cwnd(10, 20, 30, 6, 2, 1), 10);
+	assert_int_equal(decbit_prr_cwnd(10, 20, 14, 13, 8, 1), 9);
+	/* absurd counts stay bounded by the target */
+	assert_true(decbit_prr_cwnd(10, 1, 0xffffffffu, 0, 50, 5) <= 60);
+	assert_int_equal(decbit_prr_cwnd(10, 0, 0, 0, 0, 0), 1);
+}
+
+/*
  * The paper's integer-window trap (section 5): two flows on one path,
  * increase 1, decrease 0.8, knee 15.5: each decision both flows see the
  * bit iff W1 + W2 > 15.5.  Truncated integer windows cycle
@@ -243,6 +317,8 @@ int main(void)
 		cmocka_unit_test(test_no_increase_when_not_limited),
 		cmocka_unit_test(test_slow_start_loss_restart),
 		cmocka_unit_test(test_restart_slow_starts),
+		cmocka_unit_test(test_timeouts_of_one_episode),
+		cmocka_unit_test(test_prr),
 		cmocka_unit_test(test_integer_window_trap),
 	};
 

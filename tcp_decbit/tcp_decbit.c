@@ -139,15 +139,51 @@ struct decbit_ca {
 	struct decbit_win win;
 	u32 prior_delivered;
 	u32 prior_delivered_ce;
-	u32 undo_w;		/* window before the last loss decrease */
+	u32 undo_w;		/* window before the loss episode */
+	u32 undo_ssthresh;	/* and its slow start state */
+	bool undo_in_ss;
+	u32 prr_delivered;	/* packets delivered in this fast recovery */
+	u32 prr_out0;		/* tp->prr_out when it began */
 	u32 prior_rcv_nxt;	/* receiver: rcv_nxt at the last CE change */
 	u32 marked_total;	/* marked packets acknowledged */
 	u32 acked_total;	/* packets acknowledged */
-	u16 last_reason;	/* enum decbit_reason of the last decision */
+	u16 last_reason;	/* enum decbit_reason of the last change */
 	u16 ce_state;		/* receiver: CE state of the last packet */
 };
 
 static struct tcp_congestion_ops decbit_reno;
+
+static void decbit_undo_here(struct decbit_ca *ca)
+{
+	ca->undo_w = ca->win.w;
+	ca->undo_ssthresh = ca->win.ssthresh;
+	ca->undo_in_ss = ca->win.in_ss;
+}
+
+/* A loss episode's change of the window from @w: traced, shown by ss. */
+static void decbit_episode(struct sock *sk, u32 w, enum decbit_reason r)
+{
+	struct decbit_ca *ca = inet_csk_ca(sk);
+
+	WRITE_ONCE(ca->last_reason, r);
+	trace_decbit_decision(sk, w, ca->win.w, 0, 0, r);
+}
+
+/*
+ * The window an undo goes back to: the one before the episode.  Saved only
+ * when an episode begins from outside recovery; one that begins inside
+ * another (a timeout during fast recovery) keeps the larger, as BBR keeps
+ * prior_cwnd.
+ */
+static void decbit_save_undo(struct sock *sk)
+{
+	struct decbit_ca *ca = inet_csk_ca(sk);
+
+	if (inet_csk(sk)->icsk_ca_state < TCP_CA_Recovery)
+		decbit_undo_here(ca);
+	else
+		ca->undo_w = max(ca->undo_w, ca->win.w);
+}
 
 static void decbit_init(struct sock *sk)
 {
@@ -167,7 +203,7 @@ static void decbit_init(struct sock *sk)
 	ca->prior_delivered_ce = tp->delivered_ce;
 	ca->prior_rcv_nxt = tp->rcv_nxt;
 	decbit_win_init(&ca->win, &decbit_params, tcp_snd_cwnd(tp));
-	ca->undo_w = ca->win.w;
+	decbit_undo_here(ca);
 	/* A window sent in one burst looks like a queue to the router's
 	 * average: pace it (TCP's internal pacing unless fq does it), one
 	 * packet at a time (see decbit_min_tso_segs).
@@ -217,6 +253,12 @@ static void decbit_release(struct sock *sk)
 	WRITE_ONCE(sk->sk_pacing_shift, 10);
 }
 
+/* undo_w in packets: the window fast recovery starts from */
+static u32 decbit_undo_pkts(const struct decbit_ca *ca)
+{
+	return max_t(u32, (ca->undo_w + DECBIT_W_ONE / 2) >> DECBIT_W_SHIFT, 1);
+}
+
 static void decbit_apply(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
@@ -242,7 +284,7 @@ static CONGAVOID_CONG_CONTROL(decbit_cong_control)
 	 */
 	if (unlikely(!ca->win.w)) {
 		decbit_win_init(&ca->win, &decbit_params, tcp_snd_cwnd(tp));
-		ca->undo_w = ca->win.w;
+		decbit_undo_here(ca);
 		ca->prior_delivered = tp->delivered;
 		ca->prior_delivered_ce = tp->delivered_ce;
 		return;
@@ -254,14 +296,25 @@ static CONGAVOID_CONG_CONTROL(decbit_cong_control)
 	ca->acked_total += acked;
 	ca->marked_total += marked;
 	/*
-	 * In loss recovery the window is the loss policy's.  After a
-	 * timeout (Loss) the window slow starts up to ssthresh, as the stack
-	 * does for other CCs, which it leaves to .cong_control, then holds
+	 * In fast recovery the window goes to the loss policy's by PRR, as
+	 * the stack does for other CCs but leaves to .cong_control.  After
+	 * a timeout (Loss) the window slow starts up to ssthresh, then holds
 	 * until the lost data are recovered; the decision epochs start
 	 * again when the episode is over (set_state).
 	 */
-	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery ||
-	    (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss && !ca->win.in_ss)) {
+	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery) {
+		ca->prr_delivered += acked;
+		tcp_snd_cwnd_set(tp, min(decbit_prr_cwnd(decbit_win_pkts(&ca->win),
+							 decbit_undo_pkts(ca),
+							 ca->prr_delivered,
+							 tp->prr_out - ca->prr_out0,
+							 tcp_packets_in_flight(tp),
+							 acked),
+					 tp->snd_cwnd_clamp));
+		decbit_set_pacing_rate(sk);
+		return;
+	}
+	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss && !ca->win.in_ss) {
 		decbit_apply(sk);
 		return;
 	}
@@ -288,33 +341,65 @@ static u32 decbit_ssthresh(struct sock *sk)
 
 static void decbit_set_state(struct sock *sk, u8 new_state)
 {
+	const struct tcp_sock *tp = tcp_sk(sk);
 	struct decbit_ca *ca = inet_csk_ca(sk);
 	u8 old_state = inet_csk(sk)->icsk_ca_state;
+	u32 w = ca->win.w;
 
 	if (old_state >= TCP_CA_Recovery && new_state < TCP_CA_Recovery)
 		decbit_win_resume(&ca->win);
 	if (new_state == TCP_CA_Recovery && old_state != TCP_CA_Recovery) {
-		ca->undo_w = ca->win.w;
+		decbit_save_undo(sk);
 		decbit_win_loss(&ca->win, &decbit_params);
-		trace_decbit_decision(sk, ca->undo_w, ca->win.w, 0, 0,
-				      DECBIT_LOSS);
-		decbit_apply(sk);
+		ca->prr_delivered = 0;
+		ca->prr_out0 = tp->prr_out;
+		decbit_episode(sk, w, DECBIT_LOSS);
+		/* the window goes down by PRR from here (cong_control) */
 	} else if (new_state == TCP_CA_Loss) {
-		ca->undo_w = ca->win.w;
-		decbit_win_restart(&ca->win);
-		trace_decbit_decision(sk, ca->undo_w, ca->win.w, 0, 0,
-				      DECBIT_RESTART);
+		/*
+		 * Every timeout, the backed-off ones too: one packet again,
+		 * with the ssthresh the episode's first timeout set
+		 * (CA_EVENT_LOSS), as Reno does.
+		 */
+		decbit_win_timeout(&ca->win);
 		decbit_apply(sk);
 	}
+}
+
+/*
+ * A timeout begins a loss episode (once per episode: the stack sends no
+ * event for a backed-off timeout of the same one): the restart.
+ */
+static void decbit_loss_event(struct sock *sk)
+{
+	struct decbit_ca *ca = inet_csk_ca(sk);
+	u32 w = ca->win.w;
+
+	decbit_save_undo(sk);
+	decbit_win_restart(&ca->win);
+	decbit_episode(sk, w, DECBIT_RESTART);
 }
 
 static u32 decbit_undo_cwnd(struct sock *sk)
 {
 	struct decbit_ca *ca = inet_csk_ca(sk);
+	u32 w = ca->win.w;
 
 	decbit_win_set(&ca->win, ca->undo_w);
+	ca->win.ssthresh = ca->undo_ssthresh;
+	ca->win.in_ss = ca->undo_in_ss;
 	decbit_win_epoch(&ca->win, decbit_win_pkts(&ca->win));
+	decbit_episode(sk, w, DECBIT_UNDO);
 	return decbit_win_pkts(&ca->win);
+}
+
+/* Receiver: the ACKs sent from now on carry ECE iff @ce. */
+static void decbit_ece_demand(struct tcp_sock *tp, u16 ce)
+{
+	if (ce)
+		tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
+	else
+		tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
 }
 
 /*
@@ -328,16 +413,22 @@ static void decbit_ce_change(struct sock *sk, u16 ce)
 	struct decbit_ca *ca = inet_csk_ca(sk);
 
 	if (ca->ce_state != ce) {
-		if (inet_csk(sk)->icsk_ack.pending & ICSK_ACK_TIMER)
+		if (inet_csk(sk)->icsk_ack.pending & ICSK_ACK_TIMER) {
+			/*
+			 * The packets it covers had the old state: echo it.
+			 * The stack may have cleared the demand for the CWR
+			 * on the packet that changed the state (it handles
+			 * CWR before the CE event) though the packets before
+			 * were CE, as dctcp_ece_ack_cwr() restores it.
+			 */
+			decbit_ece_demand(tp, ca->ce_state);
 			congavoid_send_ack(sk, ca->prior_rcv_nxt);
+		}
 		inet_csk(sk)->icsk_ack.pending |= ICSK_ACK_NOW;
 	}
 	ca->prior_rcv_nxt = tp->rcv_nxt;
 	ca->ce_state = ce;
-	if (ce)
-		tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
-	else
-		tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
+	decbit_ece_demand(tp, ce);
 }
 
 static void decbit_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
@@ -348,6 +439,9 @@ static void decbit_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 		break;
 	case CA_EVENT_ECN_NO_CE:
 		decbit_ce_change(sk, 0);
+		break;
+	case CA_EVENT_LOSS:
+		decbit_loss_event(sk);
 		break;
 	default:
 		break;
