@@ -277,6 +277,16 @@ static bool hbh_key_of(const struct sk_buff *skb, struct hbh_key *k)
 	return true;
 }
 
+/*
+ * The table's bound now: max_flows, but never more than 4 flows a bucket
+ * on average (the table was sized for max_flows at creation; raised
+ * since, it would only lengthen every lookup's chain).
+ */
+static u32 hbh_flows_max(const struct hbh_sched_data *q)
+{
+	return min(READ_ONCE(max_flows), 4 * (q->hash_mask + 1));
+}
+
 static struct hlist_head *hbh_bucket(const struct hbh_sched_data *q,
 				     const struct hbh_key *k)
 {
@@ -329,7 +339,7 @@ static struct hbh_flow *hbh_classify(struct hbh_sched_data *q,
 	f = hbh_lookup(q, &k);
 	if (f)
 		return f;
-	if (q->flows >= READ_ONCE(max_flows))
+	if (q->flows >= hbh_flows_max(q))
 		goto overflow;
 	f = kmem_cache_zalloc(hbh_flow_cachep, GFP_ATOMIC | __GFP_NOWARN);
 	if (!f)
@@ -1377,8 +1387,9 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	q->timer.function = hbh_timer;
 
 	/*
-	 * Sized for max_flows as it is now (chains of 4 flows on average at a
-	 * full table); raising max_flows later lengthens the chains.
+	 * Sized for max_flows as it is now: chains of 4 flows on average at
+	 * a full table, which is also the table's bound if max_flows is
+	 * raised later (hbh_flows_max).
 	 */
 	buckets = roundup_pow_of_two(clamp_t(u32, READ_ONCE(max_flows) / 4,
 					     HBH_BUCKETS_MIN, HBH_BUCKETS_MAX));
@@ -1475,6 +1486,7 @@ static int hbh_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.flows_gc		= q->flows_gc,
 		.flow_overflow		= q->flow_overflow,
 		.controlled		= q->ncontrolled,
+		.buckets		= q->hash_mask + 1,
 		.fb_expired		= q->fb_expired,
 		.fb_bytes		= READ_ONCE(q->fb_bytes),
 		.fb_unsendable		= READ_ONCE(q->fb_unsendable),

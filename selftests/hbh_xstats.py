@@ -19,7 +19,7 @@ from congavoid_exp import netlink  # noqa: E402
 FIELDS = [("flows", "I"), ("throttled", "I"), ("fb_sent", "Q"), ("fb_received", "Q"),
           ("fb_rejected", "Q"), ("fb_entries_ignored", "Q"), ("overlimit_dropped", "Q"),
           ("flow_dropped", "Q"), ("flows_gc", "Q"), ("flow_overflow", "Q"),
-          ("controlled", "I"), ("pad", "I"), ("fb_expired", "Q"),
+          ("controlled", "I"), ("buckets", "I"), ("fb_expired", "Q"),
           ("fb_bytes", "Q"), ("fb_unsendable", "Q")]
 
 

@@ -20,7 +20,7 @@
 require_cmd tc iperf3 jq ethtool python3
 require_module sch_hbh
 
-ktap_header 38
+ktap_header 39
 
 # The paper's Config 1: setpoint 50 in a 100-packet per-flow buffer.  The
 # queue settles m^ x (hoprtt - true loop delay) away from the setpoint
@@ -382,6 +382,20 @@ log "10000 flows with max_flows 4000: r1 held $nf flows, $ov packets overflowed;
 # with two vCPUs, 199 once with one)
 check "flows_bounded" test "$nf" -le 4000 -a "$nf" -ge 3900 -a "$ov" -gt 0
 check "idle_flows_collected" test "$(hstat "$R1" flows)" = 0 -a "$(hstat "$R1" flows_gc)" -ge 3900
+# the table never holds more than 4 flows a bucket: r1 created with
+# max_flows 1024 (256 buckets), then max_flows raised to 65536 and 10 000
+# flows: r1 holds at most 1024 (before: all that came, chains of ~40)
+echo 1024 >$p/max_flows
+echo 600000 >$p/gc_age_ms
+hbh "$R1" 50mbit
+echo 65536 >$p/max_flows
+ip netns exec "$H0" "$SELFTESTS_DIR/hbh_frames.py" flows 10.3.0.2 10000 1 >/dev/null
+nf=$(hstat "$R1" flows)
+nb=$(hstat "$R1" buckets)
+log "r1 created with max_flows 1024, raised to 65536: $nb buckets, $nf flows held of 10000, $(hstat "$R1" flow_overflow) packets overflowed"
+check "table_bounded_by_buckets ($nf flows, $nb buckets)" test "$nb" = 256 -a "$nf" -le 1024 -a "$nf" -ge 900
+echo 200 >$p/gc_age_ms
+busywait 5000 r1_empty
 echo "$mf" >$p/max_flows
 echo "$gc" >$p/gc_age_ms
 # the parameters refuse values outside their documented ranges

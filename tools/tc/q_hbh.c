@@ -406,6 +406,8 @@ static int hbh_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_uint(PRINT_ANY, "flows", " flows %u", st.flows);
 	print_uint(PRINT_ANY, "throttled", " throttled %u", st.throttled);
 	print_uint(PRINT_ANY, "controlled", " controlled %u", st.controlled);
+	if (st.buckets)
+		print_uint(PRINT_ANY, "buckets", " buckets %u", st.buckets);
 	print_u64(PRINT_ANY, "fb_sent", " fb_sent %llu", st.fb_sent);
 	print_u64(PRINT_ANY, "fb_received", " fb_received %llu",
 		  st.fb_received);

@@ -65,7 +65,9 @@ struct tc_hbh_xstats {
 	__u64 flows_gc;		/* idle flows collected */
 	__u64 flow_overflow;	/* packets queued unclassified: table full */
 	__u32 controlled;	/* flows whose rate the next hop controls */
-	__u32 pad;
+	__u32 buckets;		/* hash buckets (0: older module); the table
+				 * holds at most 4 flows a bucket
+				 */
 	__u64 fb_expired;	/* controlled flows set free, no report */
 	__u64 fb_bytes;		/* bytes of the feedback frames sent, link header included */
 	__u64 fb_unsendable;	/* report entries not sent: upstream not Ethernet */
