@@ -55,6 +55,16 @@ INET_DIAG_INFO = 2
 TCP_ESTABLISHED = 1
 
 
+def request(nl, typ, flags, body, what):
+    """One netlink request with its ACK; OSError if refused."""
+    nl.send(struct.pack("IHHII", 16 + len(body), typ, flags, 1, 0) + body)
+    data = nl.recv(65536)
+    err = struct.unpack("i", data[16:20])[0] \
+        if struct.unpack("H", data[4:6])[0] == NLMSG_ERROR else -1
+    if err:
+        raise OSError(-err, f"{what}: {os.strerror(-err)}")
+
+
 def route(nl, cmd, prefix):
     addr, plen = prefix.split("/")
     flags = NLM_F_REQUEST | NLM_F_ACK
@@ -64,13 +74,7 @@ def route(nl, cmd, prefix):
                       RT_TABLE_MAIN, RTPROT_STATIC, RT_SCOPE_UNIVERSE,
                       RTN_BLACKHOLE, 0)
     dst = struct.pack("HH", 8, RTA_DST) + socket.inet_aton(addr)
-    body = rtm + dst
-    nl.send(struct.pack("IHHII", 16 + len(body), cmd, flags, 1, 0) + body)
-    data = nl.recv(65536)
-    typ = struct.unpack("H", data[4:6])[0]
-    err = struct.unpack("i", data[16:20])[0] if typ == NLMSG_ERROR else -1
-    if err:
-        raise OSError(-err, f"route {cmd} {prefix}: {os.strerror(-err)}")
+    request(nl, cmd, flags, rtm + dst, f"route {cmd} {prefix}")
 
 
 def plug(nl, ifindex, action):
@@ -84,12 +88,7 @@ def plug(nl, ifindex, action):
     kind = b"plug\0"
     body = tcm + struct.pack("HH", 4 + len(kind), TCA_KIND) + kind + bytes(-len(kind) % 4)
     body += struct.pack("HHiI", 12, TCA_OPTIONS, action, 16 << 20)
-    nl.send(struct.pack("IHHII", 16 + len(body), RTM_NEWQDISC, flags, 1, 0) + body)
-    data = nl.recv(65536)
-    typ = struct.unpack("H", data[4:6])[0]
-    err = struct.unpack("i", data[16:20])[0] if typ == NLMSG_ERROR else -1
-    if err:
-        raise OSError(-err, f"plug {ifindex} {action}: {os.strerror(-err)}")
+    request(nl, RTM_NEWQDISC, flags, body, f"plug {ifindex} {action}")
 
 
 def netlink_in(netns, proto):

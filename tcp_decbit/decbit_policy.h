@@ -70,12 +70,17 @@ struct decbit_win {
 	bool in_ss;		/* slow start */
 };
 
-/* round(w) in packets, at least 1 */
-static inline u32 decbit_win_pkts(const struct decbit_win *s)
+/* round(w) in packets, at least 1, for a window w in fixed point */
+static inline u32 decbit_w_pkts(u32 w)
 {
-	u32 p = (s->w + DECBIT_W_ONE / 2) >> DECBIT_W_SHIFT;
+	u32 p = (w + DECBIT_W_ONE / 2) >> DECBIT_W_SHIFT;
 
 	return p ? p : 1;
+}
+
+static inline u32 decbit_win_pkts(const struct decbit_win *s)
+{
+	return decbit_w_pkts(s->w);
 }
 
 static inline void decbit_win_set(struct decbit_win *s, u64 w)

@@ -253,12 +253,6 @@ static void decbit_release(struct sock *sk)
 	WRITE_ONCE(sk->sk_pacing_shift, 10);
 }
 
-/* undo_w in packets: the window fast recovery starts from */
-static u32 decbit_undo_pkts(const struct decbit_ca *ca)
-{
-	return max_t(u32, (ca->undo_w + DECBIT_W_ONE / 2) >> DECBIT_W_SHIFT, 1);
-}
-
 static void decbit_apply(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
@@ -305,7 +299,7 @@ static CONGAVOID_CONG_CONTROL(decbit_cong_control)
 	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery) {
 		ca->prr_delivered += acked;
 		tcp_snd_cwnd_set(tp, min(decbit_prr_cwnd(decbit_win_pkts(&ca->win),
-							 decbit_undo_pkts(ca),
+							 decbit_w_pkts(ca->undo_w),
 							 ca->prr_delivered,
 							 tp->prr_out - ca->prr_out0,
 							 tcp_packets_in_flight(tp),
