@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Cost of sch_decbit's shared buffer pool when several CPUs admit packets
+# into it at once: a router between real NICs (virtio-net, four queue
+# pairs: selftests/lib.sh nic_router) with "mq" on its egress and one
+# decbit per tx queue, all four in one pool, against the same four
+# without a pool and against pfifo, as ratios within one boot.  Run it in
+# a VM with two vCPUs and the NICs:
+#
+#   tools/vm --nics 2 --cpus 2 6.12 -- tools/bench/pool_pps.sh [ROUNDS] [SECONDS] [append]
+#
+# With "append" the rounds are added to those already in the JSON file,
+# so that a long series can be taken in several boots (a guest under TCG
+# with pktgen at full load has been seen to power off after 15-20 min).
+#
+# Two pktgen threads on h0 (one per vCPU, one tx queue each) send 60-byte
+# UDP frames from 1 000 source ports at random; r receives them on
+# several queues and forwards on both vCPUs, so the four decbit instances
+# take packets from two CPUs at the same time and each admission is a
+# compare-and-swap on the pool's one counter.  Each round replaces the
+# children of r's mq in turn (the order rotates every round), waits one
+# second and counts what the root sends in SECONDS.
+#
+# DECBIT_KO=PATH loads another build of sch_decbit (an older revision, to
+# compare), POOL_TAG=-NAME names its results file.
+#
+# Writes results/bench/pool_pps-<kernel>[POOL_TAG].json and prints a table.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/selftests/lib.sh"
+rounds=${1:-20}
+secs=${2:-2}
+append=${3:-}
+krel=$(uname -r)
+out=$top/results/bench
+mkdir -p "$out"
+
+grep -q "^sch_decbit " /proc/modules ||
+	insmod "${DECBIT_KO:-$top/build/$krel/sch_decbit/sch_decbit.ko}" || exit 1
+modprobe pktgen || { echo "# pktgen is not available" >&2; exit 4; }
+nic_router >/dev/null || exit 1
+ncpu=$(nproc)
+[ "$ncpu" -ge 2 ] || echo "# warning: $ncpu vCPU: nothing contends (tools/vm --cpus 2)" >&2
+
+rmac=$(ip -n "$R" -br link show nic0 | awk '{ print $3 }')
+pg() {	# pg FILE CMD: one pktgen command in h0
+	ip netns exec "$H0" sh -c "echo '$2' > /proc/net/pktgen/$1" ||
+		{ echo "# pktgen: '$2' refused" >&2; return 1; }
+}
+start_pktgen() {
+	local t c dev
+	for t in $(seq 0 $((ncpu > 1 ? 1 : 0))); do
+		dev=nic0@$t
+		pg "kpktgend_$t" rem_device_all && pg "kpktgend_$t" "add_device $dev" || return 1
+		for c in "count 0" "clone_skb 0" "pkt_size 60" "delay 0" \
+			 "queue_map_min $t" "queue_map_max $t" \
+			 "dst 10.51.0.2" "dst_mac $rmac" "udp_dst_min 9" "udp_dst_max 9" \
+			 "udp_src_min 1" "udp_src_max 1000" "flag UDPSRC_RND"; do
+			pg "$dev" "$c" || return 1
+		done
+	done
+	ip netns exec "$H0" sh -c 'echo start > /proc/net/pktgen/pgctrl' &
+	PIDS+=($!)
+}
+stop_pktgen() {
+	ip netns exec "$H0" sh -c 'echo stop > /proc/net/pktgen/pgctrl' 2>/dev/null
+	wait "${PIDS[-1]}" 2>/dev/null
+}
+now_ns() { date +%s%N; }
+ntxq=$(ip netns exec "$R" sh -c 'ls -d /sys/class/net/nic1/queues/tx-*' | wc -l)
+# arm ARGS...: mq on nic1, ARGS as the qdisc of every tx queue
+arm() {
+	local q
+	tc -n "$R" qdisc del dev nic1 root 2>/dev/null
+	tc -n "$R" qdisc add dev nic1 root handle 1: mq || return 1
+	for q in $(seq 1 "$ntxq"); do
+		tc -n "$R" qdisc add dev nic1 parent "1:$(printf %x "$q")" "$@" || return 1
+	done
+}
+run() {	# run ARGS...: packets per second r's egress sends with that arm
+	local p0 p1 t0 t1
+	arm "$@" || return 1
+	sleep 1
+	t0=$(now_ns); p0=$(qdisc_stat "$R" nic1 packets)
+	sleep "$secs"
+	t1=$(now_ns); p1=$(qdisc_stat "$R" nic1 packets)
+	echo $(((p1 - p0) * 1000000000 / (t1 - t0)))
+}
+
+arms=("pfifo limit 1000" "decbit limit 1000" "decbit limit 1000 pool 1 pool_limit 100000")
+names=(pfifo decbit pooled)
+declare -a vals
+start_pktgen || exit 1
+for i in $(seq 1 "$rounds"); do
+	line="# round $i:"
+	for k in 0 1 2; do
+		a=$(((k + i) % 3))
+		read -ra spec <<<"${arms[$a]}"
+		v=$(run "${spec[@]}") || exit 1
+		vals[a]="${vals[a]:-} $v"
+		line="$line ${names[a]} $v"
+	done
+	echo "$line pps" >&2
+done
+stop_pktgen
+cleanup
+trap - EXIT
+rmmod pktgen 2>/dev/null
+
+python3 - "$out/pool_pps-$krel${POOL_TAG:-}.json" "$krel" "$ncpu" "$ntxq" "${vals[0]}" "${vals[1]}" "${vals[2]}" "$append" <<'PY'
+import json, os, statistics, sys
+path, krel, ncpu, ntxq = sys.argv[1:5]
+pfifo, dec, pooled = ([int(x) for x in a.split()] for a in sys.argv[5:8])
+boots = 1
+if sys.argv[8] == "append" and os.path.exists(path):
+    old = json.load(open(path))
+    pfifo, dec, pooled = (old["pps"][k] + v for k, v in
+                          (("pfifo", pfifo), ("decbit", dec), ("pooled", pooled)))
+    boots = old.get("boots", 1) + 1
+
+def ratio(a, b):
+    r = sorted(x / y for x, y in zip(a, b) if y > 0)
+    q = statistics.quantiles(r, n=4) if len(r) > 1 else [r[0]] * 3
+    return {"median": round(statistics.median(r), 3), "iqr": [round(q[0], 3), round(q[2], 3)],
+            "rounds": len(r)}
+
+res = {"kernel": krel, "vcpus": int(ncpu), "tx_queues": int(ntxq), "boots": boots,
+       "load": "2 pktgen threads, 60-byte UDP, 1000 flows, virtio-net router, mq",
+       "pps": {"pfifo": pfifo, "decbit": dec, "pooled": pooled},
+       "median_pps": {"pfifo": statistics.median(pfifo), "decbit": statistics.median(dec),
+                      "pooled": statistics.median(pooled)},
+       "pooled/decbit": ratio(pooled, dec), "decbit/pfifo": ratio(dec, pfifo),
+       "pooled/pfifo": ratio(pooled, pfifo)}
+json.dump(res, open(path, "w"), indent=1)
+m = res["median_pps"]
+print("| kernel | vCPUs | pfifo pps | decbit pps | pooled pps | pooled/decbit | decbit/pfifo | pooled/pfifo |")
+print("|---|---|---|---|---|---|---|---|")
+cells = [f"{x['median']:.3f} ({x['iqr'][0]:.3f}-{x['iqr'][1]:.3f})"
+         for x in (res["pooled/decbit"], res["decbit/pfifo"], res["pooled/pfifo"])]
+print(f"| {krel} | {ncpu} | {m['pfifo']:.0f} | {m['decbit']:.0f} | {m['pooled']:.0f} | " + " | ".join(cells) + " |")
+print("(pps: medians over rounds; ratios: median of the per-round ratios, interquartile range in brackets)")
+PY
