@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# make                 build the modules for every target kernel and the tc plugins
+# make                 build the modules for every target kernel, the tc plugins
+#                      and the man pages (build/man)
 # make check           everything the project tests: unit tests, then the
 #                      selftests in a VM on each kernel (installs what is missing)
 # make check-debug     the selftests on a debug 6.12 kernel (KASAN, lockdep,
@@ -8,7 +9,10 @@
 #                      full size (long: see README)
 # make demo            the comparison experiment in a VM (installs what is missing)
 # make reproduce       every paper-reproduction scenario in a VM (long)
-# make install         install modules (+ depmod) and tc plugins on this host
+# make install         install modules (+ depmod), tc plugins and man pages on this host
+# make deb             Debian packages congavoid-dkms and congavoid-tc in build/deb
+# make check-deb       install them into a clean Debian 12 system in a VM and use
+#                      them there (downloads a minimal root once; long)
 # make unit            unit tests of the algorithm cores only
 #
 # KVERS="6.1.0-56-amd64 ..." or KDIR=/path/to/kernel/build choose the kernels
@@ -30,9 +34,9 @@ endif
 # build folder so that the tree itself stays clean.
 MODSRC := Kbuild include $(wildcard tcp_decbit tcp_bimodal sch_decbit sch_hbh tcp_fixedwin)
 
-.PHONY: all modules tc unit check check-debug demo reproduce install setup clean FORCE
+.PHONY: all modules tc man deb check-deb unit check check-debug demo reproduce install setup clean FORCE
 
-all: modules tc
+all: modules tc man
 
 setup:
 	@$(TOP)/tools/setup --check >/dev/null 2>&1 || $(TOP)/tools/setup
@@ -52,6 +56,9 @@ modules:
 tc:
 	@$(MAKE) -s -C tools/tc
 
+man:
+	@$(TOP)/tools/mkman
+
 unit:
 	@$(TOP)/tools/unit
 
@@ -67,6 +74,12 @@ demo: setup all
 reproduce: setup all
 	@$(TOP)/tools/reproduce
 
+deb: setup
+	@$(TOP)/tools/mkdeb
+
+check-deb: setup
+	@$(TOP)/tools/check-deb
+
 install:
 	@set -e; k=$${KVERS_INSTALL:-$$(uname -r)}; \
 	$(MAKE) -s modules KVERS=$$k; \
@@ -76,6 +89,10 @@ install:
 	[ -n "$(DESTDIR)" ] || depmod -a $$k; \
 	echo "installed modules in $$d"
 	@$(MAKE) -s -C tools/tc install DESTDIR=$(DESTDIR)
+	@$(TOP)/tools/mkman
+	@install -d $(DESTDIR)/usr/share/man/man7 $(DESTDIR)/usr/share/man/man8
+	@install -m 644 $(BUILD)/man/*.7 $(DESTDIR)/usr/share/man/man7/
+	@install -m 644 $(BUILD)/man/*.8 $(DESTDIR)/usr/share/man/man8/
 
 clean:
 	rm -rf $(BUILD)

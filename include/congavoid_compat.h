@@ -50,4 +50,36 @@
 #include <net/gso.h>
 #endif
 
+/*
+ * Module parameters declared with their range and default, so that the
+ * module, modinfo and the man pages (generated from these declarations by
+ * tools/mkman) say the same: the description gets "(LO..HI, default DEF)"
+ * or "(default DEF)" appended.  @var must be initialised with @def; LO, HI
+ * and DEF must be plain decimal numbers (or macros that are), true or
+ * false.  Writes outside [LO, HI] are refused with -EINVAL.  The
+ * description is MODULE_PARM_DESC's own entry, written out so that @name
+ * appears once outside # and ## (checkpatch's macro-argument check).
+ */
+#define CONGAVOID_PARM_DESC(id, desc)	__MODULE_INFO(parm, id, desc)
+
+#define CONGAVOID_PARAM_UINT(name, var, lo, hi, def, desc)		\
+	static int congavoid_set_##name(const char *val,		\
+					const struct kernel_param *kp)	\
+	{								\
+		return param_set_uint_minmax(val, kp, lo, hi);		\
+	}								\
+	static const struct kernel_param_ops congavoid_##name##_ops = {	\
+		.set = congavoid_set_##name,				\
+		.get = param_get_uint,					\
+	};								\
+	module_param_cb(name, &congavoid_##name##_ops, &(var), 0644);	\
+	CONGAVOID_PARM_DESC(congavoid_desc_##name, #name ":" desc " ("	\
+			    __stringify(lo) ".." __stringify(hi)	\
+			    ", default " __stringify(def) ")")
+
+#define CONGAVOID_PARAM_BOOL(name, var, def, desc)			\
+	module_param_named(name, var, bool, 0644);			\
+	CONGAVOID_PARM_DESC(congavoid_desc_##name, #name ":" desc	\
+			    " (default " __stringify(def) ")")
+
 #endif /* _CONGAVOID_COMPAT_H */

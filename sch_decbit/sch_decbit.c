@@ -572,7 +572,7 @@ static int decbit_pool_target(struct Qdisc *sch, struct nlattr **tb,
 			return -ENOMEM;
 		atomic64_set(&create->held, 0);
 		create->limit = nla_get_u32(tb[TCA_DECBIT_POOL_LIMIT]);
-		create->ibl = DECBIT_IBL_MAX;
+		create->ibl = DECBIT_IBL_DEFAULT;
 		create->input_limit = create->limit;
 	}
 	*pool = decbit_pool_get(dev_net(qdisc_dev(sch)), id, create);
@@ -686,11 +686,11 @@ static int decbit_init(struct Qdisc *sch, struct nlattr *opt,
 {
 	struct decbit_sched_data *q = qdisc_priv(sch);
 
-	sch->limit = 1000;
-	q->params.threshold = DECBIT_SCALE;
-	q->params.hysteresis = 0;
-	q->nonect = TC_DECBIT_NONECT_PASS;
-	q->rate = 0;
+	sch->limit = DECBIT_LIMIT_DEFAULT;
+	q->params.threshold = DECBIT_THRESHOLD_DEFAULT;
+	q->params.hysteresis = DECBIT_HYSTERESIS_DEFAULT;
+	q->nonect = DECBIT_NONECT_DEFAULT;
+	q->rate = DECBIT_RATE_DEFAULT;
 	q->pool = NULL;
 	q->segs = 0;
 	q->input_segs = 0;

@@ -61,35 +61,16 @@
 #define CREATE_TRACE_POINTS
 #include "hbh_trace.h"
 
-static int param_set_max_flows(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 16, 1U << 20);
-}
+#define MAX_FLOWS_DEFAULT	16384
+#define GC_AGE_MS_DEFAULT	2000
 
-static int param_set_gc_age(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 100, 600000);
-}
+static unsigned int max_flows __read_mostly = MAX_FLOWS_DEFAULT;
+CONGAVOID_PARAM_UINT(max_flows, max_flows, 16, 1048576, MAX_FLOWS_DEFAULT,
+		     "flows per qdisc; beyond, packets share one uncontrolled queue");
 
-static const struct kernel_param_ops max_flows_ops = {
-	.set = param_set_max_flows,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops gc_age_ops = {
-	.set = param_set_gc_age,
-	.get = param_get_uint,
-};
-
-static unsigned int max_flows __read_mostly = 16384;
-module_param_cb(max_flows, &max_flows_ops, &max_flows, 0644);
-MODULE_PARM_DESC(max_flows,
-		 "flows per qdisc, 16..1048576 (default 16384); beyond, packets share one uncontrolled queue");
-
-static unsigned int gc_age_ms __read_mostly = 2000;
-module_param_cb(gc_age_ms, &gc_age_ops, &gc_age_ms, 0644);
-MODULE_PARM_DESC(gc_age_ms,
-		 "idle time after which an empty flow is collected, 100..600000 ms (default 2000)");
+static unsigned int gc_age_ms __read_mostly = GC_AGE_MS_DEFAULT;
+CONGAVOID_PARAM_UINT(gc_age_ms, gc_age_ms, 100, 600000, GC_AGE_MS_DEFAULT,
+		     "idle time after which an empty flow is collected, ms");
 
 /* hash buckets: max_flows / 4 at creation, a power of two in this range */
 #define HBH_BUCKETS_MIN		256
@@ -1241,8 +1222,9 @@ static void hbh_derive(struct hbh_sched_data *q)
 {
 	struct hbh_params *p = &q->params;
 
-	p->rate_min = q->rate_min_cfg ? : max_t(u64, p->rate / 1024, 1);
-	p->rise = q->rise_cfg ? : max_t(u64, p->rate / 64, 1);
+	p->rate_min = q->rate_min_cfg ? :
+		      max_t(u64, p->rate / HBH_RATE_MIN_DIVISOR, 1);
+	p->rise = q->rise_cfg ? : max_t(u64, p->rate / HBH_RISE_DIVISOR, 1);
 	p->horizon = q->hoprtt;
 	q->link_recip = hbh_ns_recip(p->rate);
 }
@@ -1365,14 +1347,14 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	int err;
 
 	q->sch = sch;
-	sch->limit = 10000;
-	q->flow_limit = 100;
-	q->setpoint = 20;
-	q->period = 4 * NSEC_PER_MSEC;
-	q->hoprtt = 20 * NSEC_PER_MSEC;
-	q->params.alpha = 410;		/* 0.4 */
-	q->params.beta = 461;		/* 0.45 */
-	q->mode = TC_HBH_MODE_HBH;
+	sch->limit = HBH_LIMIT_DEFAULT;
+	q->flow_limit = HBH_FLOW_LIMIT_DEFAULT;
+	q->setpoint = HBH_SETPOINT_DEFAULT;
+	q->period = HBH_PERIOD_DEFAULT;
+	q->hoprtt = HBH_HOPRTT_DEFAULT;
+	q->params.alpha = HBH_ALPHA_DEFAULT;
+	q->params.beta = HBH_BETA_DEFAULT;
+	q->mode = HBH_MODE_DEFAULT;
 	q->quantum = 2 * psched_mtu(qdisc_dev(sch));
 	q->node = get_random_u32();
 	q->hash_seed = get_random_u32();

@@ -22,7 +22,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-require_cmd tc ss python3 modinfo
+require_cmd tc ss python3 modinfo jq
 require_module tcp_decbit tcp_bimodal sch_decbit sch_netem
 
 ktap_header 14
@@ -34,12 +34,12 @@ out=$(mktemp -d)
 PY=$SELFTESTS_DIR/cc_live.py
 
 # module parameters: name, lowest, highest (the writable numbers; and
-# the booleans)
-PARAMS="tcp_decbit/cutoff 1 100 tcp_decbit/increase 1 65536 tcp_decbit/decrease 1 1023
-	tcp_decbit/loss_decrease 1 1023 tcp_decbit/pacing_ca 100 200
-	tcp_bimodal/beta 1 1023 tcp_bimodal/epsilon 1 1023 tcp_bimodal/tolerance 1 65536
-	tcp_bimodal/min_fair 1 65536"
-BOOLS="tcp_decbit/slow_start tcp_bimodal/fast_remeasure"
+# the booleans), as the modules declare them (tools/mkman --values)
+"$TOP_DIR/tools/mkman" --values >"$out/values.json" || exit $ksft_fail
+PARAMS=$(jq -r '.params | to_entries[] | select(.key | test("^tcp_(decbit|bimodal)$")) |
+	.key as $m | .value[] | select(.type == "uint") | "\($m)/\(.name) \(.min) \(.max)"' "$out/values.json")
+BOOLS=$(jq -r '.params | to_entries[] | select(.key | test("^tcp_(decbit|bimodal)$")) |
+	.key as $m | .value[] | select(.type == "bool") | "\($m)/\(.name)"' "$out/values.json")
 saved=()
 for p in $PARAMS $BOOLS; do
 	[[ $p == */* ]] || continue

@@ -53,44 +53,34 @@
 #define CREATE_TRACE_POINTS
 #include "bimodal_trace.h"
 
+/* Defaults of the module parameters (fractions in 1/1024). */
+#define BETA_DEFAULT		512	/* 1/2 */
+#define EPSILON_DEFAULT		128	/* 1/8 */
+#define TOLERANCE_DEFAULT	2	/* packets */
+#define MIN_FAIR_DEFAULT	8	/* packets */
+#define FAST_REMEASURE_DEFAULT	false
+
 static struct bimodal_params bimodal_params __read_mostly = {
-	.beta		= 512,		/* 1/2 */
-	.epsilon	= 128,		/* 1/8 */
-	.tol_min	= 2,
-	.min_fair	= 8,
-	.fast_remeasure	= false,
+	.beta		= BETA_DEFAULT,
+	.epsilon	= EPSILON_DEFAULT,
+	.tol_min	= TOLERANCE_DEFAULT,
+	.min_fair	= MIN_FAIR_DEFAULT,
+	.fast_remeasure	= FAST_REMEASURE_DEFAULT,
 };
 
-static int param_set_fraction(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, 1023);
-}
-
-static int param_set_packets(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, 65536);
-}
-
-static const struct kernel_param_ops fraction_ops = {
-	.set = param_set_fraction,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops packets_ops = {
-	.set = param_set_packets,
-	.get = param_get_uint,
-};
-
-module_param_cb(beta, &fraction_ops, &bimodal_params.beta, 0644);
-MODULE_PARM_DESC(beta, "fraction of the window removed in the fair-share-unknown mode, /1024 (1-1023, default 512 = 1/2)");
-module_param_cb(epsilon, &fraction_ops, &bimodal_params.epsilon, 0644);
-MODULE_PARM_DESC(epsilon, "fraction of the fair share removed in the fair-share-known mode, /1024 (1-1023, default 128 = 1/8; the paper also uses 512 and 341)");
-module_param_cb(tolerance, &packets_ops, &bimodal_params.tol_min, 0644);
-MODULE_PARM_DESC(tolerance, "smallest half-width of the \"at fair share\" band, packets (1-65536, default 2; the band is max(this, fair*epsilon/4))");
-module_param_cb(min_fair, &packets_ops, &bimodal_params.min_fair, 0644);
-MODULE_PARM_DESC(min_fair, "smallest measured fair share trusted, packets (1-65536, default 8)");
-module_param_named(fast_remeasure, bimodal_params.fast_remeasure, bool, 0644);
-MODULE_PARM_DESC(fast_remeasure, "after flows join, measure from that cut instead of one cycle later (default N = the paper's rule)");
+CONGAVOID_PARAM_UINT(beta, bimodal_params.beta, 1, 1023, BETA_DEFAULT,
+		     "fraction of the window removed in the fair-share-unknown mode, in 1/1024");
+CONGAVOID_PARAM_UINT(epsilon, bimodal_params.epsilon, 1, 1023, EPSILON_DEFAULT,
+		     "fraction of the fair share removed in the fair-share-known mode, in 1/1024; the paper also uses 512 and 341");
+CONGAVOID_PARAM_UINT(tolerance, bimodal_params.tol_min, 1, 65536,
+		     TOLERANCE_DEFAULT,
+		     "smallest half-width of the \"at fair share\" band, packets; the band is max(this, fair*epsilon/4)");
+CONGAVOID_PARAM_UINT(min_fair, bimodal_params.min_fair, 1, 65536,
+		     MIN_FAIR_DEFAULT,
+		     "smallest measured fair share trusted, packets");
+CONGAVOID_PARAM_BOOL(fast_remeasure, bimodal_params.fast_remeasure,
+		     FAST_REMEASURE_DEFAULT,
+		     "after flows join, measure from that cut instead of one cycle later; false is the paper's rule");
 
 struct bimodal_ca {
 	struct bimodal_state st;

@@ -51,28 +51,21 @@
 /* rate >> 20 is under one MSS up to 10 Gbit/s: one segment per skb */
 #define DECBIT_PACING_SHIFT	20
 
+/* Defaults of the module parameters; DECBIT_W_ONE (1024) is one packet. */
+#define CUTOFF_DEFAULT		50	/* percent: half the window marked */
+#define INCREASE_DEFAULT	1024	/* one packet per decision */
+#define DECREASE_DEFAULT	896	/* 7/8 */
+#define LOSS_DECREASE_DEFAULT	512	/* 1/2 */
+#define SLOW_START_DEFAULT	true
+#define PACING_CA_DEFAULT	100	/* percent of cwnd/srtt */
+
 static struct decbit_policy_params decbit_params __read_mostly = {
-	.cutoff		= 50,
-	.increase	= DECBIT_W_ONE,
-	.decrease	= 896,		/* 7/8 */
-	.loss_decrease	= 512,		/* 1/2 */
-	.slow_start	= true,
+	.cutoff		= CUTOFF_DEFAULT,
+	.increase	= INCREASE_DEFAULT,
+	.decrease	= DECREASE_DEFAULT,
+	.loss_decrease	= LOSS_DECREASE_DEFAULT,
+	.slow_start	= SLOW_START_DEFAULT,
 };
-
-static int param_set_cutoff(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, 100);
-}
-
-static int param_set_increase(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, 64 * DECBIT_W_ONE);
-}
-
-static int param_set_fraction(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, DECBIT_W_ONE - 1);
-}
 
 /*
  * Pacing after slow start, percent of cwnd/srtt.  100 spaces the window
@@ -81,45 +74,23 @@ static int param_set_fraction(const char *val, const struct kernel_param *kp)
  * queue of W/6 before the knee.  Measured on one flow over decbit rate
  * 10mbit, 20 ms: utilisation 0.81 at 100, 0.75 at 120.
  */
-static unsigned int decbit_pacing_ca __read_mostly = 100;
+static unsigned int decbit_pacing_ca __read_mostly = PACING_CA_DEFAULT;
 
-static int param_set_pacing(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 100, 200);
-}
-
-static const struct kernel_param_ops pacing_ops = {
-	.set = param_set_pacing,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops cutoff_ops = {
-	.set = param_set_cutoff,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops increase_ops = {
-	.set = param_set_increase,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops fraction_ops = {
-	.set = param_set_fraction,
-	.get = param_get_uint,
-};
-
-module_param_cb(cutoff, &cutoff_ops, &decbit_params.cutoff, 0644);
-MODULE_PARM_DESC(cutoff, "percent of marked packets in a window that makes it shrink (1-100, default 50)");
-module_param_cb(increase, &increase_ops, &decbit_params.increase, 0644);
-MODULE_PARM_DESC(increase, "additive increase per decision, packets/1024 (1-65536, default 1024 = 1 packet)");
-module_param_cb(decrease, &fraction_ops, &decbit_params.decrease, 0644);
-MODULE_PARM_DESC(decrease, "fraction of the window kept on a decrease, /1024 (1-1023, default 896 = 7/8)");
-module_param_cb(loss_decrease, &fraction_ops, &decbit_params.loss_decrease, 0644);
-MODULE_PARM_DESC(loss_decrease, "fraction of the window kept after a loss, /1024 (1-1023, default 512 = 1/2)");
-module_param_named(slow_start, decbit_params.slow_start, bool, 0644);
-MODULE_PARM_DESC(slow_start, "slow start until the first mark or loss (default Y; the paper has none)");
-module_param_cb(pacing_ca, &pacing_ops, &decbit_pacing_ca, 0644);
-MODULE_PARM_DESC(pacing_ca, "pacing rate after slow start, percent of cwnd/srtt (100-200, default 100)");
+CONGAVOID_PARAM_UINT(cutoff, decbit_params.cutoff, 1, 100, CUTOFF_DEFAULT,
+		     "percent of marked packets in a window that makes it shrink");
+CONGAVOID_PARAM_UINT(increase, decbit_params.increase, 1, 65536,
+		     INCREASE_DEFAULT,
+		     "additive increase per decision, in 1/1024 packet");
+CONGAVOID_PARAM_UINT(decrease, decbit_params.decrease, 1, 1023,
+		     DECREASE_DEFAULT,
+		     "fraction of the window kept on a decrease, in 1/1024; 896 is 7/8");
+CONGAVOID_PARAM_UINT(loss_decrease, decbit_params.loss_decrease, 1, 1023,
+		     LOSS_DECREASE_DEFAULT,
+		     "fraction of the window kept after a loss, in 1/1024; 512 is 1/2");
+CONGAVOID_PARAM_BOOL(slow_start, decbit_params.slow_start, SLOW_START_DEFAULT,
+		     "slow start until the first mark or loss; the paper has none");
+CONGAVOID_PARAM_UINT(pacing_ca, decbit_pacing_ca, 100, 200, PACING_CA_DEFAULT,
+		     "pacing rate after slow start, percent of cwnd/srtt");
 
 static atomic_long_t decbit_reno_fallbacks = ATOMIC_LONG_INIT(0);
 

@@ -21,20 +21,12 @@
 
 #include "congavoid_compat.h"
 
-static unsigned int fixed_window __read_mostly = 32;
+#define WINDOW_DEFAULT	32	/* packets */
 
-static int param_set_window(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, 65535);
-}
+static unsigned int fixed_window __read_mostly = WINDOW_DEFAULT;
 
-static const struct kernel_param_ops window_ops = {
-	.set = param_set_window,
-	.get = param_get_uint,
-};
-
-module_param_cb(window, &window_ops, &fixed_window, 0644);
-MODULE_PARM_DESC(window, "the congestion window, packets (1-65535, default 32); new connections take it, running ones at their next ACK");
+CONGAVOID_PARAM_UINT(window, fixed_window, 1, 65535, WINDOW_DEFAULT,
+		     "the congestion window, packets; new connections take it, running ones at their next ACK");
 
 static u32 fixedwin_window(const struct tcp_sock *tp)
 {

@@ -91,8 +91,10 @@ def ensure_qdisc(kind):
     if kind in ("pfifo", "bfifo", "pfifo_fast"):
         return
     ensure_module(f"sch_{kind}")
+    installed = [Path(d) / f"q_{kind}.so" for d in
+                 ("/usr/lib/tc", "/usr/lib/x86_64-linux-gnu/tc")]
     if kind in SELF_SHAPING and not (TOP / f"build/tc/q_{kind}.so").exists() \
-            and not Path(f"/usr/lib/tc/q_{kind}.so").exists():
+            and not any(p.exists() for p in installed):
         raise Skip(f"tc plugin q_{kind}.so is not built")
 
 

@@ -2,7 +2,8 @@
 /*
  * q_decbit.c	tc plugin for the "decbit" qdisc (sch_decbit).
  *
- * Loaded by tc from $TC_LIB_DIR or /usr/lib/tc as q_decbit.so; it uses tc's
+ * Loaded by tc from $TC_LIB_DIR or its library directory (Debian:
+ * /usr/lib/x86_64-linux-gnu/tc) as q_decbit.so; it uses tc's
  * own helpers, so it is built against the iproute2 headers of that tc.
  */
 #include <stdio.h>
@@ -24,24 +25,28 @@ static void explain(void)
 		"                  [ rate RATE ] [ nonect pass|drop ]\n"
 		"                  [ pool ID [ pool_limit PACKETS ] [ ibl FRACTION ] ]\n"
 		"                  [ input DEV ]... | [ noinput ]\n"
-		"  limit       1..%u packets (default 1000)\n"
+		"  limit       1..%u packets (default %u)\n"
 		"  threshold   average queue length that turns marking on, packets,\n"
-		"              0.001..1000000, up to 3 decimals (default 1)\n"
+		"              0.001..%u, up to 3 decimals (default %g)\n"
 		"  hysteresis  marking on above threshold+H/2, off below threshold-H/2;\n"
-		"              0 <= H < 2*threshold (default 0)\n"
+		"              0 <= H < 2*threshold (default %g)\n"
 		"  rate        serve the queue at RATE (e.g. 10mbit, at most 8.8tbit);\n"
-		"              0 = unpaced (default)\n"
-		"  nonect      non-ECT packets while congested: pass (default) or drop\n"
+		"              0 = unpaced (default %llu)\n"
+		"  nonect      non-ECT packets while congested: pass or drop (default %s)\n"
 		"  pool        share a buffer pool with the decbit qdiscs of this\n"
 		"              namespace that name the same ID (1..4294967295; 0: none)\n"
 		"  pool_limit  N_T, the pool's buffers, 1..%u packets (required to\n"
 		"              create a pool; changes it for all its qdiscs)\n"
 		"  ibl         input packets hold at most floor(ibl * N_T) buffers,\n"
-		"              0 < ibl <= 1, up to 6 decimals (default 1)\n"
+		"              0 < ibl <= 1, up to 6 decimals (default %g)\n"
 		"  input       arrivals on DEV enter the network here (repeatable, up\n"
 		"              to %d; packets sent by this host always do); noinput\n"
 		"              clears the list\n",
-		DECBIT_LIMIT_MAX, DECBIT_LIMIT_MAX, DECBIT_INPUT_MAX);
+		DECBIT_LIMIT_MAX, DECBIT_LIMIT_DEFAULT,
+		DECBIT_THRESHOLD_MAX / 1000, DECBIT_THRESHOLD_DEFAULT / 1000.0,
+		DECBIT_HYSTERESIS_DEFAULT / 1000.0, DECBIT_RATE_DEFAULT,
+		DECBIT_NONECT_DEFAULT == TC_DECBIT_NONECT_DROP ? "drop" : "pass",
+		DECBIT_LIMIT_MAX, DECBIT_IBL_DEFAULT / 1000000.0, DECBIT_INPUT_MAX);
 }
 
 static int bad(const char *what, const char *arg)

@@ -3,7 +3,8 @@
  * q_hbh.c	tc plugin for the "hbh" qdisc (sch_hbh): hop-by-hop rate
  *		control after Mishra & Kanakia.
  *
- * Loaded by tc from $TC_LIB_DIR or /usr/lib/tc as q_hbh.so; it uses tc's
+ * Loaded by tc from $TC_LIB_DIR or its library directory (Debian:
+ * /usr/lib/x86_64-linux-gnu/tc) as q_hbh.so; it uses tc's
  * own helpers, so it is built against the iproute2 headers of that tc.
  */
 #include <math.h>
@@ -20,6 +21,12 @@
 #include <congavoid/tc_hbh.h>
 #include "congavoid_tc.h"
 
+static const char * const hbh_modes[] = {
+	[TC_HBH_MODE_HBH]	= "hbh",
+	[TC_HBH_MODE_E2E]	= "e2e",
+	[TC_HBH_MODE_FIFO]	= "fifo",
+};
+
 static void explain(void)
 {
 	fprintf(stderr,
@@ -28,23 +35,32 @@ static void explain(void)
 		"               [ alpha A ] [ beta B ] [ rise RATE ] [ rate_min RATE ]\n"
 		"               [ hoprtt TIME ] [ mode hbh|e2e|fifo ]\n"
 		"  rate        link rate C (e.g. 10mbit); required when the qdisc is created\n"
-		"  limit       packets queued in total, 1..%u (default 10000)\n"
-		"  flow_limit  packets queued per flow, 1..%u (default 100)\n"
+		"  limit       packets queued in total, 1..%u (default %u)\n"
+		"  flow_limit  packets queued per flow, 1..%u (default %u)\n"
 		"  setpoint    target queue x* per flow, packets, at most limit and\n"
-		"              flow_limit (default 20); \"dynamic\": the flow's share\n"
+		"              flow_limit (default %u); \"dynamic\": the flow's share\n"
 		"              of limit in proportion to its share of the rate\n"
-		"  period      feedback period T, 100us..1s (default 4ms)\n"
-		"  alpha       estimator gain, 0 < A <= 1, in 1/%u (default 0.4)\n"
-		"  beta        controller gain, 0 < B <= 1, in 1/%u (default 0.45)\n"
+		"  period      feedback period T, %uus..%us (default %gms)\n"
+		"  alpha       estimator gain, 0 < A <= 1, in 1/%u (default %.3g)\n"
+		"  beta        controller gain, 0 < B <= 1, in 1/%u (default %.3g)\n"
 		"  rise        gradual-start step per period, at most rate;\n"
-		"              \"default\" (or 0): rate/64, following rate\n"
+		"              \"default\" (or 0): rate/%u, following rate\n"
 		"  rate_min    lowest controlled rate, at most rate;\n"
-		"              \"default\": rate/1024, following rate\n"
-		"  hoprtt      feedback loop delay, 10us..4s (default 20ms)\n"
-		"  mode        hbh: every hop controls (default); e2e: only the source;\n"
+		"              \"default\": rate/%u, following rate\n"
+		"  hoprtt      feedback loop delay, %uus..%us (default %gms)\n"
+		"  mode        hbh: every hop controls; e2e: only the source;\n"
 		"              fifo: one shaped drop-tail queue, no feedback\n"
+		"              (default %s)\n"
 		"  TIME takes s, ms, us or ns; a bare number is in microseconds.\n",
-		HBH_LIMIT_MAX, HBH_LIMIT_MAX, HBH_SCALE, HBH_SCALE);
+		HBH_LIMIT_MAX, HBH_LIMIT_DEFAULT,
+		HBH_LIMIT_MAX, HBH_FLOW_LIMIT_DEFAULT, HBH_SETPOINT_DEFAULT,
+		HBH_PERIOD_MIN / 1000, HBH_PERIOD_MAX / 1000000000,
+		HBH_PERIOD_DEFAULT / 1e6,
+		HBH_SCALE, (double)HBH_ALPHA_DEFAULT / HBH_SCALE,
+		HBH_SCALE, (double)HBH_BETA_DEFAULT / HBH_SCALE,
+		HBH_RISE_DIVISOR, HBH_RATE_MIN_DIVISOR,
+		HBH_HOPRTT_MIN / 1000, HBH_HOPRTT_MAX / 1000000000,
+		HBH_HOPRTT_DEFAULT / 1e6, hbh_modes[HBH_MODE_DEFAULT]);
 }
 
 static int bad(const char *what, const char *arg)
@@ -113,12 +129,6 @@ static int get_packets(__u32 *val, const char *s)
 {
 	return cav_get_packets(val, s, HBH_LIMIT_MAX);
 }
-
-static const char * const hbh_modes[] = {
-	[TC_HBH_MODE_HBH]	= "hbh",
-	[TC_HBH_MODE_E2E]	= "e2e",
-	[TC_HBH_MODE_FIFO]	= "fifo",
-};
 
 static int hbh_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			 struct nlmsghdr *n, const char *dev)

@@ -31,6 +31,14 @@ enum {
 #define DECBIT_INPUT_MAX	16		/* input interfaces per qdisc */
 #define DECBIT_RATE_MAX		(1ULL << 40)	/* bytes/s: 8.8 Tbit/s */
 
+/* Defaults of the options left out at creation. */
+#define DECBIT_LIMIT_DEFAULT		1000U	/* packets */
+#define DECBIT_THRESHOLD_DEFAULT	1000U	/* 1 packet */
+#define DECBIT_HYSTERESIS_DEFAULT	0U
+#define DECBIT_RATE_DEFAULT		0ULL	/* unpaced */
+#define DECBIT_NONECT_DEFAULT		TC_DECBIT_NONECT_PASS
+#define DECBIT_IBL_DEFAULT		DECBIT_IBL_MAX
+
 enum tc_decbit_nonect {
 	TC_DECBIT_NONECT_PASS,	/* pass non-ECT packets while congested */
 	TC_DECBIT_NONECT_DROP,	/* drop them instead of marking */

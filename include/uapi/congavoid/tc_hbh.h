@@ -49,6 +49,18 @@ enum tc_hbh_mode {
 #define HBH_HOPRTT_MIN		10000U		/* 10 us */
 #define HBH_HOPRTT_MAX		4000000000U	/* 4 s */
 
+/* Defaults of the options left out at creation (rate has none). */
+#define HBH_LIMIT_DEFAULT	10000U		/* packets */
+#define HBH_FLOW_LIMIT_DEFAULT	100U		/* packets */
+#define HBH_SETPOINT_DEFAULT	20U		/* packets */
+#define HBH_PERIOD_DEFAULT	4000000U	/* 4 ms */
+#define HBH_HOPRTT_DEFAULT	20000000U	/* 20 ms */
+#define HBH_ALPHA_DEFAULT	410U		/* 0.4 */
+#define HBH_BETA_DEFAULT	461U		/* 0.45 */
+#define HBH_RISE_DIVISOR	64U		/* rise 0: rate / 64 */
+#define HBH_RATE_MIN_DIVISOR	1024U		/* rate_min 0: rate / 1024 */
+#define HBH_MODE_DEFAULT	TC_HBH_MODE_HBH
+
 /*
  * TCA_STATS_APP; newer members are only ever appended, and the struct stays
  * shorter than struct tc_hbh_flow_xstats (112 bytes).
