@@ -98,6 +98,11 @@ for i in $(seq 1 "$rounds"); do
 		a=$(((k + i) % 3))
 		read -ra spec <<<"${arms[$a]}"
 		v=$(run "${spec[@]}") || exit 1
+		if [ "$v" -le 0 ]; then	# a wedge (see nic_pps.sh): the run is void
+			echo "# no packet forwarded with: ${spec[*]}" >&2
+			tc -n "$R" -s qdisc show dev nic1 | sed 's/^/#   /' >&2
+			exit 1
+		fi
 		vals[a]="${vals[a]:-} $v"
 		line="$line ${names[a]} $v"
 	done
