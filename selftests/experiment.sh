@@ -15,7 +15,7 @@
 require_cmd tc iperf3 jq ethtool
 require_module sch_decbit tcp_decbit sch_netem sch_htb
 
-ktap_header 26
+ktap_header 29
 
 exp=$TOP_DIR/tools/experiment
 out=$(mktemp -d)
@@ -30,7 +30,7 @@ log "bad scenario: rc $rc: $msg"
 check "bad_scenario_refused" sh -c "[ $rc = 2 ] && echo '$msg' | grep -q '^$bad:[0-9]*: topology.rate: bad rate'"
 check "bad_scenario_builds_nothing" sh -c '! ip netns list | grep -q .'
 
-# 3-14: the short scenario
+# 3-18: the short scenario
 # (plots are made on the host: matplotlib takes minutes under TCG; the
 # unit tests cover them)
 "$exp" run check --no-plots --out "$out/check" >"$out/log" 2>&1
@@ -67,8 +67,18 @@ check "decbit_two_flows_delivered" test "$(nflows decbit+decbit)" = 2
 # 0-1 drops against ~2000 marks)
 check "decbit_marks_not_drops" sh -c "[ $(arm decbit+decbit marks) -gt 0 ] && [ $(arm decbit+decbit marks) -gt \$((10 * $(arm decbit+decbit drops))) ]"
 check "decbit_queue_below_reno" fcmp "$(arm decbit+decbit queue_mean)" '<' "$(arm reno+pfifo queue_mean)"
+# What the result needs to be reproduced from its folder: where it ran
+# (kernel, project revision, command) and the scenario file itself; per
+# run the module parameters, each namespace's sysctls and offloads, and
+# its qdiscs with their counters before and after the traffic
+tb='.arms[] | select(.name == "decbit+decbit") | .runs[0].testbed'
+log "provenance: $(jq -c '.meta | del(.scenario_file)' "$r")"
+check "results_record_provenance" jq -e --arg k "$(uname -r)" \
+	'.meta.kernel == $k and (.meta.git | length > 0) and (.meta.command | test("tools/experiment run check")) and (.meta.scenario_file.text | test("name = \"check\""))' "$r"
+check "results_record_sysctls_offloads" jq -e "$tb"' | .before.s1.sysctl["net.ipv4.tcp_congestion_control"] == "decbit" and .before.r1.offloads.up0["generic-receive-offload"] == "off" and .module_params.tcp_decbit.cutoff != null' "$r"
+check "results_record_qdiscs_before_after" jq -e "$tb"' | ([.before.r1.qdiscs[] | select(.dev == "up0" and .kind == "decbit") | .packets] == [0]) and ([.after.r1.qdiscs[] | select(.dev == "up0") | .marked > 0] == [true])' "$r"
 
-# 16-26: Lam & Lien's 7-node network (14 namespaces, 168 window-limited
+# 19-29: Lam & Lien's 7-node network (14 namespaces, 168 window-limited
 # Poisson virtual channels in overload), N_T = 20 per router, without an
 # input buffer limit and with IBL = 0.4 / H (N_I = 2)
 "$exp" run check-lamlien --no-plots --out "$out/ll" >"$out/ll.log" 2>&1

@@ -20,10 +20,12 @@
 # drift in the host's speed during the run cancels out.  A one-vCPU guest
 # (tools/vm --cpus 1) is the least noisy.
 #
-# Writes results/bench/decbit_pps-<kernel>.json and prints a table.
+# Writes results/bench/decbit_pps-<kernel>.json, prints a table and writes
+# the results page docs/results/decbit_pps-<kernel>.md (tools/bench/benchstat.py).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
+bench_cmd="tools/bench/decbit_pps.sh $*"
 rounds=${1:-8}
 secs=${2:-4}
 krel=$(uname -r)
@@ -86,32 +88,10 @@ cleanup
 trap - EXIT
 rmmod pktgen 2>/dev/null
 
-python3 - "$out/decbit_pps-$krel.json" "$krel" "${pps_0[*]}" "${pps_1[*]}" "${pps_2[*]}" <<'PY'
-import json, statistics, sys
-path, krel = sys.argv[1], sys.argv[2]
-pfifo, bfifo, dec = ([int(x) for x in a.split()] for a in sys.argv[3:6])
-if not pfifo or min(pfifo + bfifo) <= 0:
-    sys.exit("no packets were forwarded")
-
-def ratio(a, b):
-    """median and interquartile range of the per-round ratios a/b"""
-    r = sorted(x / y for x, y in zip(a, b))
-    q = statistics.quantiles(r, n=4) if len(r) > 1 else [r[0]] * 3
-    return {"median": round(statistics.median(r), 3), "iqr": [round(q[0], 3), round(q[2], 3)],
-            "rounds": [round(x, 3) for x in r]}
-
-r = {"kernel": krel, "load": "pktgen 60-byte UDP",
-     "pps": {"pfifo": pfifo, "bfifo": bfifo, "decbit": dec},
-     "median_pps": {"pfifo": statistics.median(pfifo), "bfifo": statistics.median(bfifo),
-                    "decbit": statistics.median(dec)},
-     "decbit/pfifo": ratio(dec, pfifo), "decbit/bfifo": ratio(dec, bfifo),
-     "bfifo/pfifo": ratio(bfifo, pfifo)}
-json.dump(r, open(path, "w"), indent=1)
-m = r["median_pps"]
-print("| kernel | pfifo pps | bfifo pps | decbit pps | decbit/pfifo | decbit/bfifo | bfifo/pfifo |")
-print("|---|---|---|---|---|---|---|")
-cells = [f"{x['median']:.3f} ({x['iqr'][0]:.3f}-{x['iqr'][1]:.3f})"
-         for x in (r["decbit/pfifo"], r["decbit/bfifo"], r["bfifo/pfifo"])]
-print(f"| {krel} | {m['pfifo']:.0f} | {m['bfifo']:.0f} | {m['decbit']:.0f} | " + " | ".join(cells) + " |")
-print("(pps: medians over rounds; ratios: median of the per-round ratios, interquartile range in brackets)")
-PY
+printf 'pfifo %s\nbfifo %s\ndecbit %s\n' "${pps_0[*]}" "${pps_1[*]}" "${pps_2[*]}" |
+	BENCH_CMD=$bench_cmd python3 "$top/tools/bench/benchstat.py" pps \
+	decbit_pps "Per-packet cost of decbit as a router's root qdisc (veth)" \
+	"$out/decbit_pps-$krel.json" \
+	--load "pktgen, 60-byte frames through a veth router; $secs s per arm and round" \
+	--ratio "decbit/pfifo=decbit/pfifo" --ratio "decbit/bfifo=decbit/bfifo" \
+	--ratio "bfifo/pfifo=bfifo/pfifo"

@@ -16,10 +16,12 @@
 # above what the router forwards, so that it measures its per-flow work,
 # not its shaper.
 #
-# Writes results/bench/nic_pps-<kernel>.json and prints a table.
+# Writes results/bench/nic_pps-<kernel>.json, prints a table and writes
+# the results page docs/results/nic_pps-<kernel>.md (tools/bench/benchstat.py).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
+bench_cmd="tools/bench/nic_pps.sh $*"
 rounds=${1:-30}
 secs=${2:-2}
 krel=$(uname -r)
@@ -110,32 +112,10 @@ cleanup
 trap - EXIT
 rmmod pktgen 2>/dev/null
 
-python3 - "$out/nic_pps-$krel.json" "$krel" <<PY
-import json, statistics, sys
-path, krel = sys.argv[1], sys.argv[2]
-pps = {}
-for line in """$res""".splitlines():
-    name, *v = line.split()
-    pps[name] = [int(x) for x in v]
-
-def ratio(a, b):
-    r = sorted(x / y for x, y in zip(pps[a], pps[b]) if y > 0)
-    q = statistics.quantiles(r, n=4) if len(r) > 1 else [r[0]] * 3
-    return {"median": round(statistics.median(r), 3), "iqr": [round(q[0], 3), round(q[2], 3)],
-            "rounds": len(r)}
-
-res = {"kernel": krel, "load": "pktgen 60-byte UDP, virtio-net router, GRO on",
-       "pps": pps, "median_pps": {k: statistics.median(v) for k, v in pps.items()},
-       "decbit/pfifo": ratio("decbit@1000", "pfifo@1000"),
-       "hbh/fq (1000 flows)": ratio("hbh@1000", "fq@1000"),
-       "hbh/fq (10000 flows)": ratio("hbh@10000", "fq@10000")}
-json.dump(res, open(path, "w"), indent=1)
-m = res["median_pps"]
-print("| kernel | pfifo | decbit | fq 1k | hbh 1k | fq 10k | hbh 10k | decbit/pfifo | hbh/fq 1k | hbh/fq 10k |")
-print("|---|---|---|---|---|---|---|---|---|---|")
-cells = [f"{x['median']:.3f} ({x['iqr'][0]:.3f}-{x['iqr'][1]:.3f})"
-         for x in (res["decbit/pfifo"], res["hbh/fq (1000 flows)"], res["hbh/fq (10000 flows)"])]
-print(f"| {krel} | " + " | ".join(f"{m[k]:.0f}" for k in ("pfifo@1000", "decbit@1000", "fq@1000", "hbh@1000", "fq@10000", "hbh@10000"))
-      + " | " + " | ".join(cells) + " |")
-print(f"(pps: medians over $rounds rounds; ratios: median of the per-round ratios, interquartile range in brackets)")
-PY
+printf '%s\n' "$res" | BENCH_CMD=$bench_cmd python3 "$top/tools/bench/benchstat.py" pps \
+	nic_pps "Per-packet cost of decbit and hbh between real NICs" \
+	"$out/nic_pps-$krel.json" \
+	--load "pktgen on h0, 60-byte UDP from 1 000 or 10 000 random source ports, through a router between virtio-net NICs (4 queue pairs, GRO on); $secs s per arm and round; hbh at a rate far above what the router forwards" \
+	--ratio "decbit/pfifo (1000 flows)=decbit@1000/pfifo@1000" \
+	--ratio "hbh/fq (1000 flows)=hbh@1000/fq@1000" \
+	--ratio "hbh/fq (10000 flows)=hbh@10000/fq@10000"

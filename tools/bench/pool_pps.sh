@@ -25,13 +25,16 @@
 # DECBIT_KO=PATH loads another build of sch_decbit (an older revision, to
 # compare), POOL_TAG=-NAME names its results file.
 #
-# Writes results/bench/pool_pps-<kernel>[POOL_TAG].json and prints a table.
+# Writes results/bench/pool_pps-<kernel>[POOL_TAG].json, prints a table and
+# writes the page docs/results/pool_pps[POOL_TAG]-<kernel>.md (benchstat.py).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
+bench_cmd="${DECBIT_KO:+env DECBIT_KO=$DECBIT_KO }${POOL_TAG:+env POOL_TAG=$POOL_TAG }tools/bench/pool_pps.sh $*"
 rounds=${1:-20}
 secs=${2:-2}
 append=${3:-}
+case $append in ""|append) ;; *) echo "pool_pps: third argument: append or nothing" >&2; exit 2 ;; esac
 krel=$(uname -r)
 out=$top/results/bench
 mkdir -p "$out"
@@ -113,36 +116,11 @@ cleanup
 trap - EXIT
 rmmod pktgen 2>/dev/null
 
-python3 - "$out/pool_pps-$krel${POOL_TAG:-}.json" "$krel" "$ncpu" "$ntxq" "${vals[0]}" "${vals[1]}" "${vals[2]}" "$append" <<'PY'
-import json, os, statistics, sys
-path, krel, ncpu, ntxq = sys.argv[1:5]
-pfifo, dec, pooled = ([int(x) for x in a.split()] for a in sys.argv[5:8])
-boots = 1
-if sys.argv[8] == "append" and os.path.exists(path):
-    old = json.load(open(path))
-    pfifo, dec, pooled = (old["pps"][k] + v for k, v in
-                          (("pfifo", pfifo), ("decbit", dec), ("pooled", pooled)))
-    boots = old.get("boots", 1) + 1
-
-def ratio(a, b):
-    r = sorted(x / y for x, y in zip(a, b) if y > 0)
-    q = statistics.quantiles(r, n=4) if len(r) > 1 else [r[0]] * 3
-    return {"median": round(statistics.median(r), 3), "iqr": [round(q[0], 3), round(q[2], 3)],
-            "rounds": len(r)}
-
-res = {"kernel": krel, "vcpus": int(ncpu), "tx_queues": int(ntxq), "boots": boots,
-       "load": "2 pktgen threads, 60-byte UDP, 1000 flows, virtio-net router, mq",
-       "pps": {"pfifo": pfifo, "decbit": dec, "pooled": pooled},
-       "median_pps": {"pfifo": statistics.median(pfifo), "decbit": statistics.median(dec),
-                      "pooled": statistics.median(pooled)},
-       "pooled/decbit": ratio(pooled, dec), "decbit/pfifo": ratio(dec, pfifo),
-       "pooled/pfifo": ratio(pooled, pfifo)}
-json.dump(res, open(path, "w"), indent=1)
-m = res["median_pps"]
-print("| kernel | vCPUs | pfifo pps | decbit pps | pooled pps | pooled/decbit | decbit/pfifo | pooled/pfifo |")
-print("|---|---|---|---|---|---|---|---|")
-cells = [f"{x['median']:.3f} ({x['iqr'][0]:.3f}-{x['iqr'][1]:.3f})"
-         for x in (res["pooled/decbit"], res["decbit/pfifo"], res["pooled/pfifo"])]
-print(f"| {krel} | {ncpu} | {m['pfifo']:.0f} | {m['decbit']:.0f} | {m['pooled']:.0f} | " + " | ".join(cells) + " |")
-print("(pps: medians over rounds; ratios: median of the per-round ratios, interquartile range in brackets)")
-PY
+printf 'pfifo %s\ndecbit %s\npooled %s\n' "${vals[0]}" "${vals[1]}" "${vals[2]}" |
+	BENCH_CMD=$bench_cmd python3 "$top/tools/bench/benchstat.py" pps \
+	"pool_pps${POOL_TAG:-}" "Cost of a shared decbit pool under contention${POOL_TAG:+ ($POOL_TAG)}" \
+	"$out/pool_pps-$krel${POOL_TAG:-}.json" ${append:+--append} \
+	--load "2 pktgen threads, 60-byte UDP from 1 000 source ports, through a router whose virtio-net egress has mq with one decbit per tx queue ($ntxq), $ncpu vCPUs; $secs s per arm and round" \
+	--meta "module=${DECBIT_KO:-build/$krel/sch_decbit/sch_decbit.ko}" \
+	--ratio "pooled/decbit=pooled/decbit" --ratio "decbit/pfifo=decbit/pfifo" \
+	--ratio "pooled/pfifo=pooled/pfifo"

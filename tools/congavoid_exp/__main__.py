@@ -4,6 +4,7 @@
   experiment run SCENARIO.toml [--out DIR] [--arms A,B] [--reps N]
                  [--no-plots]
   experiment plot DIR        (plots of a finished run)
+  experiment page DIR        (its results page, docs/results/NAME-KERNEL.md)
   experiment validate SCENARIO.toml...
   experiment list
   experiment demo            (= run tools/scenarios/demo.toml)
@@ -20,7 +21,7 @@ import time
 import traceback
 from pathlib import Path
 
-from . import report, runner
+from . import meta, pages, report, runner
 from .scenario import ScenarioError, Scenario
 
 SCEN_DIR = runner.TOP / "tools" / "scenarios"
@@ -55,7 +56,10 @@ def run(path, out=None, arms=None, reps=None, no_plots=False):
                "paper": sc.paper, "file": str(path),
                "kernel": os.uname().release, "topology": sc.topology,
                "duration": sc.duration, "repetitions": sc.repetitions,
-               "warmup": sc.warmup, "flows": sc.flows, "arms": []}
+               "warmup": sc.warmup, "flows": sc.flows,
+               "meta": meta.system(pages.command(["tools/experiment"]
+                                                 + sys.argv[1:]), path),
+               "arms": []}
     if sc.topology["kind"] == "graph":
         results["vcs"] = {k: v for k, v in sc.vcs.items() if k != "list"}
         results["vcs"]["count"] = len(sc.vcs["list"])
@@ -118,6 +122,8 @@ def main(argv=None):
                    help="skip the plots (make them later with 'plot')")
     pl = sub.add_parser("plot", help="plot a finished run")
     pl.add_argument("dir")
+    pg = sub.add_parser("page", help="write a finished run's results page")
+    pg.add_argument("dir")
     v = sub.add_parser("validate", help="check scenario files")
     v.add_argument("scenario", nargs="+")
     sub.add_parser("list", help="list the scenarios in tools/scenarios")
@@ -152,6 +158,9 @@ def main(argv=None):
             res = json.loads((d / "results.json").read_text())
             for f in report.plots(res, d):
                 print(f)
+            return 0
+        if a.cmd == "page":
+            print(report.page(Path(a.dir)))
             return 0
         if os.geteuid() != 0:
             print("experiment: needs root (network namespaces, modules)",

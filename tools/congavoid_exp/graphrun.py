@@ -14,6 +14,7 @@ import threading
 import time
 
 from . import graph
+from . import meta
 from . import netlink
 from . import runner
 
@@ -205,8 +206,10 @@ def run_once(sc, arm, rep, outdir, log):
     t_build = time.monotonic()
     gen = None
     sampler = None
+    record = {"module_params": meta.module_params()}
     try:
         bed.build()
+        record["before"] = meta.testbed(bed.ns, bed.prefix, runner.tc_env())
         log(f"testbed built in {time.monotonic() - t_build:.1f} s "
             f"({len(bed.ns)} namespaces, {len(topo['routes'])} routes, "
             f"{len(vcs['list'])} VCs)")
@@ -243,6 +246,7 @@ def run_once(sc, arm, rep, outdir, log):
                 fh.write(json.dumps(s) + "\n")
         with open(outdir / "final.json", "w", encoding="utf-8") as fh:
             json.dump(final, fh)
+        record["after"] = meta.testbed(bed.ns, bed.prefix, runner.tc_env())
     finally:
         if gen is not None and gen.poll() is None:
             gen.kill()
@@ -255,6 +259,7 @@ def run_once(sc, arm, rep, outdir, log):
                   gen_res.get("t0", t0) - t0)
     with open(outdir / "metrics.json", "w", encoding="utf-8") as fh:
         json.dump(res, fh, indent=1)
+    res["testbed"] = record
     return res
 
 

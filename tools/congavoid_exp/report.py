@@ -2,9 +2,11 @@
 """Tables and plots of a scenario's results."""
 
 import json
+import shutil
 from pathlib import Path
 
 from . import metrics as M
+from . import pages
 
 # (key, header, format, scale)
 COLUMNS = [
@@ -307,3 +309,39 @@ def write(results, outdir):
     if results.get("paper"):
         md += "\n## The paper\n\n" + results["paper"].strip() + "\n"
     (outdir / "table.md").write_text(md, encoding="utf-8")
+
+
+def page(outdir, pagedir=None):
+    """docs/results/<scenario>-<kernel>.md from a finished run's
+    results.json (its provenance as the run recorded it), with the
+    comparison plot beside it when there is one.  Returns the path."""
+    outdir = Path(outdir)
+    results = json.loads((outdir / "results.json").read_text())
+    prov = dict(results.get("meta") or {})
+    prov.setdefault("command", f"tools/experiment run {results['scenario']}")
+    prov.setdefault("kernel", results.get("kernel", "?"))
+    prov.setdefault("machine", "not recorded")
+    prov.setdefault("date", "not recorded")
+    name = f"{results['scenario']}-{pages.kernel_short(prov['kernel'])}"
+    body = [results.get("description", "").strip(), table(results),
+            legend(results)]
+    reps = results.get("repetitions", 1)
+    if reps > 1:
+        body.append(f"Cells are the mean ± sample standard deviation of "
+                    f"{reps} repetitions.")
+    img = outdir / "comparison.png"
+    if img.exists():
+        d = Path(pagedir) if pagedir else pages.RESULTS
+        d.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(img, d / f"{name}.png")
+        body.append(f"![throughput, delay and queue of every arm]({name}.png)")
+    body.append(f"Everything the run recorded (every flow, the sysctls, "
+                f"offloads, module parameters and each namespace's qdiscs "
+                f"with their statistics before and after each run, the "
+                f"scenario file): `results/{outdir.name}/results.json` on "
+                f"the machine that ran it.")
+    if results.get("paper"):
+        body.append("## The paper\n\n" + results["paper"].strip())
+    return pages.write(name, f"{results['scenario']} on "
+                       f"{pages.kernel_short(prov['kernel'])}",
+                       "\n\n".join(b for b in body if b), prov, pagedir)

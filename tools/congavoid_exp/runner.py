@@ -12,6 +12,7 @@ import threading
 import time
 from pathlib import Path
 
+from . import meta
 from . import metrics as M
 from . import netlink
 from .scenario import SELF_SHAPING
@@ -373,10 +374,12 @@ def run_once(sc, arm, rep, outdir, log):
     bed = Testbed(sc.topology, arm, log)
     procs = []
     t_build = time.monotonic()
+    record = {"module_params": meta.module_params()}
     try:
         bed.build()
         d = bed.dst
         log(f"testbed built in {time.monotonic() - t_build:.1f} s")
+        record["before"] = meta.testbed(bed.ns, bed.prefix, tc_env())
         for f in sc.flows:
             if f["kind"] == "tcp":
                 port = IPERF_BASE + f["id"]
@@ -433,6 +436,7 @@ def run_once(sc, arm, rep, outdir, log):
         with open(outdir / "samples.jsonl", "w", encoding="utf-8") as fh:
             for s in sampler.samples:
                 fh.write(json.dumps(s) + "\n")
+        record["after"] = meta.testbed(bed.ns, bed.prefix, tc_env())
     finally:
         for p in procs:
             if p.poll() is None:
@@ -440,7 +444,9 @@ def run_once(sc, arm, rep, outdir, log):
         bed.destroy()
         if old_params:
             set_module_params(arm["cc"], old_params)
-    return compute(sc, arm, outdir, sampler.samples)
+    res = compute(sc, arm, outdir, sampler.samples)
+    res["testbed"] = record
+    return res
 
 
 def _pyenv():

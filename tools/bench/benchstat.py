@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Statistics, JSON and results page of a packets-per-second benchmark
+(decbit_pps.sh, nic_pps.sh, pool_pps.sh), and the page of any other
+benchmark (hbh_paper.sh).
+
+  benchstat.py pps NAME TITLE JSON [--append] [--load TEXT] [--meta K=V]...
+               [--ratio LABEL=A/B]...        < "ARM pps1 pps2 ..." lines
+  benchstat.py page NAME TITLE BODY.md
+
+Each arm's line holds its packets per second, one per round; the arms of
+one round ran in the same boot, one after another, so each round gives
+its own ratio A/B and a drift of the host's speed cancels out.  A ratio
+is reported as the median of the per-round ratios with the interquartile
+range, and as mean ± sample standard deviation.  --append adds the rounds
+to those already in JSON (a series taken over several boots).  The page
+goes to docs/results/NAME-KERNEL.md; the command it names is BENCH_CMD
+from the environment (the script and its arguments)."""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from congavoid_exp import pages  # noqa: E402
+
+
+def ratio(a, b):
+    """Per-round ratios a[i]/b[i]: median, interquartile range, mean, sd."""
+    r = sorted(x / y for x, y in zip(a, b) if y > 0)
+    if not r:
+        return None
+    q = statistics.quantiles(r, n=4) if len(r) > 1 else [r[0]] * 3
+    m, sd = pages.mean_sd(r)
+    return {"median": round(statistics.median(r), 3),
+            "iqr": [round(q[0], 3), round(q[2], 3)],
+            "mean": round(m, 4), "sd": round(sd, 4) if sd is not None
+            else None, "rounds": len(r)}
+
+
+def fmt_ratio(x):
+    if x is None:
+        return "–"
+    sd = f" ± {x['sd']:.3f}" if x["sd"] is not None else ""
+    return (f"{x['median']:.3f} ({x['iqr'][0]:.3f}–{x['iqr'][1]:.3f}); "
+            f"mean {x['mean']:.3f}{sd}")
+
+
+def read_arms(text):
+    pps = {}
+    for line in text.splitlines():
+        if line.strip():
+            name, *v = line.split()
+            pps.setdefault(name, []).extend(int(x) for x in v)
+    return pps
+
+
+def command():
+    return pages.command(os.environ.get("BENCH_CMD", "").split() or None)
+
+
+def pps_main(a):
+    pps = read_arms(sys.stdin.read())
+    if not pps or min(len(v) for v in pps.values()) == 0:
+        sys.exit("benchstat: no rounds")
+    boots = 1
+    path = Path(a.json)
+    if a.append and path.exists():
+        old = json.loads(path.read_text())
+        for k, v in old.get("pps", {}).items():
+            pps[k] = v + pps.get(k, [])
+        boots = old.get("boots", 1) + 1
+    specs = []
+    for s in a.ratio:
+        label, _, expr = s.partition("=")
+        num, _, den = expr.partition("/")
+        if num not in pps or den not in pps:
+            sys.exit(f"benchstat: {s}: no arm {num if num not in pps else den}")
+        specs.append((label, num, den))
+    res = {**pages.provenance(command()), "load": a.load, "boots": boots,
+           "rounds": min(len(v) for v in pps.values()),
+           **dict(kv.split("=", 1) for kv in a.meta),
+           "pps": pps,
+           "median_pps": {k: statistics.median(v) for k, v in pps.items()},
+           "ratios": {label: ratio(pps[n], pps[d]) for label, n, d in specs}}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(res, indent=1) + "\n")
+
+    rows = ["| arm | median pps | rounds |", "|---|---|---|"]
+    rows += [f"| {k} | {res['median_pps'][k]:.0f} | {len(v)} |"
+             for k, v in pps.items()]
+    rows += ["", "| ratio | median (interquartile range); mean ± sd |",
+             "|---|---|"]
+    rows += [f"| {label} | {fmt_ratio(res['ratios'][label])} |"
+             for label, _, _ in specs]
+    table = "\n".join(rows)
+    print(table)
+    where = path.resolve()
+    if where.is_relative_to(pages.TOP):
+        where = where.relative_to(pages.TOP)
+    body = (f"Load: {a.load}.  {res['rounds']} rounds"
+            f"{f' over {boots} boots' if boots > 1 else ''}; the arms of a "
+            "round run one after another in the same boot, in an order that "
+            "rotates every round.  A ratio is taken per round, then "
+            "summarised.\n\n" + table + "\n\n"
+            + "".join(f"- {k}: {v}\n" for k, v in
+                      (kv.split("=", 1) for kv in a.meta))
+            + f"\nEvery round's figures: `{where}` on the machine that "
+            "ran it.")
+    page = pages.write(f"{a.name}-{pages.kernel_short(res['kernel'])}",
+                       a.title, body, res)
+    print(f"page: {page}")
+
+
+def page_main(a):
+    prov = pages.provenance(command())
+    body = Path(a.body).read_text(encoding="utf-8")
+    if body.startswith("# "):       # the page has its own title
+        body = body.partition("\n")[2]
+    page = pages.write(f"{a.name}-{pages.kernel_short(prov['kernel'])}",
+                       a.title, body, prov)
+    print(f"page: {page}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("pps")
+    p.add_argument("name")
+    p.add_argument("title")
+    p.add_argument("json")
+    p.add_argument("--append", action="store_true")
+    p.add_argument("--load", default="")
+    p.add_argument("--meta", action="append", default=[])
+    p.add_argument("--ratio", action="append", default=[])
+    g = sub.add_parser("page")
+    g.add_argument("name")
+    g.add_argument("title")
+    g.add_argument("body")
+    a = ap.parse_args()
+    (pps_main if a.cmd == "pps" else page_main)(a)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Results pages (provenance header, index) and the testbed snapshot's
+parser."""
+
+import datetime
+import json
+import os
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+from congavoid_exp import meta, pages, report
+from .test_report import _results
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+class Pages(unittest.TestCase):
+    def test_kernel_short(self):
+        self.assertEqual(pages.kernel_short("6.12.117+deb12-amd64"), "6.12")
+        self.assertEqual(pages.kernel_short("6.1.0-56-amd64"), "6.1")
+
+    def test_command_inside_vm(self):
+        with mock.patch.dict(os.environ, {"CONGAVOID_VM": "tools/vm 6.1"}):
+            self.assertEqual(pages.command(["a b", "-x"]),
+                             "tools/vm 6.1 -- 'a b' -x")
+        with mock.patch.dict(os.environ, {}, clear=True):
+            self.assertEqual(pages.command(["tools/x", "3"]), "tools/x 3")
+
+    def test_page_header_and_index(self):
+        when = datetime.datetime(2026, 1, 2, 3, 4,
+                                 tzinfo=datetime.timezone.utc)
+        with tempfile.TemporaryDirectory() as t, \
+                mock.patch.dict(os.environ, {"CONGAVOID_MACHINE": "box"}):
+            prov = pages.provenance("run it", "6.12.117+deb12-amd64", when)
+            p = pages.write("x-6.12", "X", "body", prov, t)
+            text = p.read_text()
+            for want in ("# X\n", "- command: `run it`",
+                         "- kernel: 6.12.117+deb12-amd64", "- machine: box",
+                         "- date: 2026-01-02 03:04 UTC", "body\n"):
+                self.assertIn(want, text)
+            index = (Path(t) / "README.md").read_text()
+            self.assertIn("| [X](x-6.12.md) | 6.12 | 2026-01-02 03:04 UTC |",
+                          index)
+            # a page without a header is not listed
+            (Path(t) / "hand.md").write_text("# by hand\n")
+            pages.write_index(t)
+            self.assertNotIn("hand.md", (Path(t) / "README.md").read_text())
+
+    def test_mean_sd(self):
+        self.assertEqual(pages.mean_sd([]), (None, None))
+        self.assertEqual(pages.mean_sd([2.0]), (2.0, None))
+        m, sd = pages.mean_sd([1.0, 2.0, 3.0])
+        self.assertAlmostEqual(m, 2.0)
+        self.assertAlmostEqual(sd, 1.0)
+
+    def test_experiment_page(self):
+        with tempfile.TemporaryDirectory() as t:
+            d = Path(t) / "run"
+            d.mkdir()
+            res = _results(d)
+            res["meta"] = {"command": "tools/vm 6.12 -- tools/experiment "
+                           "run t", "kernel": "6.12.117+deb12-amd64",
+                           "machine": "box", "date": "2026-01-02 03:04 UTC",
+                           "git": "abc"}
+            (d / "results.json").write_text(json.dumps(res))
+            p = report.page(d, Path(t) / "pages")
+            self.assertEqual(p.name, "t-6.12.md")
+            text = p.read_text()
+            self.assertIn("- project revision: abc", text)
+            self.assertIn("mean ± sample standard deviation of 2", text)
+            self.assertIn("| a x=1 |", text)
+
+
+class Benchstat(unittest.TestCase):
+    def test_ratio(self):
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(
+            "benchstat", BENCH / "benchstat.py")
+        bs = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(bs)
+        r = bs.ratio([90, 100, 110, 50], [100, 100, 100, 0])
+        self.assertEqual(r["rounds"], 3)        # a round of 0 is left out
+        self.assertEqual(r["median"], 1.0)
+        self.assertAlmostEqual(r["mean"], 1.0)
+        self.assertAlmostEqual(r["sd"], 0.1)
+        self.assertEqual(bs.read_arms("a 1 2\nb 3\na 4\n"),
+                         {"a": [1, 2, 4], "b": [3]})
+
+
+class Snapshot(unittest.TestCase):
+    def test_parse(self):
+        text = ("S net.ipv4.tcp_ecn 1\n"
+                "S net.ipv4.tcp_rmem 4096 131072 33554432\n"
+                "O eth0 generic-receive-offload off\n"
+                "O eth0 tcp-segmentation-offload on\n"
+                "Q\n"
+                '[{"kind": "decbit", "handle": "1:", "packets": 7}]\n')
+        s = meta.parse_snapshot(text)
+        self.assertEqual(s["sysctl"]["net.ipv4.tcp_ecn"], "1")
+        self.assertEqual(s["sysctl"]["net.ipv4.tcp_rmem"],
+                         "4096 131072 33554432")
+        self.assertEqual(s["offloads"]["eth0"],
+                         {"generic-receive-offload": "off",
+                          "tcp-segmentation-offload": "on"})
+        self.assertEqual(s["qdiscs"][0]["kind"], "decbit")
+        self.assertEqual(meta.parse_snapshot("Q\n[]\n")["qdiscs"], [])
+
+
+if __name__ == "__main__":
+    unittest.main()
