@@ -6,7 +6,7 @@
 #                      selftests in a VM on each kernel (installs what is missing)
 # make check-debug     the selftests on a debug 6.12 kernel (KASAN, lockdep,
 #                      kmemleak, UBSAN...; built once into .deps/), fuzzers at
-#                      full size (long: see README)
+#                      full size (long: see docs/testing.md)
 # make demo            the comparison experiment in a VM (installs what is missing)
 # make reproduce       every paper-reproduction scenario in a VM (long)
 # make install         install modules (+ depmod), tc plugins and man pages on this host

@@ -2,8 +2,8 @@
 /*
  * Hop-by-hop rate control: the per-flow rate law (P. P. Mishra and
  * H. Kanakia, "A Hop by Hop Rate-based Congestion Control Scheme",
- * SIGCOMM '92, section 3; docs/hbh.md has the choices made where the paper
- * is silent).
+ * SIGCOMM '92, section 3; docs/design/hbh.md has the choices made where
+ * the paper is silent).
  *
  * An upstream node U sends each flow towards a downstream node D at a rate
  * lambda.  Every period T, D reports the flow's occupancy x at D and its

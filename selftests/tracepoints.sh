@@ -11,7 +11,7 @@
 # "decbit rate 10mbit" and of a ping flood through two hbh qdiscs, recorded
 # with trace-cmd and printed by "trace-cmd report": every event shows its
 # reason, mode or update by name.  (perf reads the same format files but
-# takes minutes to start in a TCG guest: checked by hand, see README.md,
+# takes minutes to start in a TCG guest: checked by hand, see docs/usage.md,
 # "Tracepoints".)
 #
 #   s =[rd: decbit rate 10mbit]=> r => d    (TCP)

@@ -21,7 +21,7 @@
  *   mode known, a > fair + tol:     (flows left) fair <- a; a <- a(1 - eps)
  *   mode known, otherwise:          a <- fair(1 - eps)
  *
- * Resolutions of the paper's open points (also in docs/bimodal.md):
+ * Resolutions of the paper's open points (also in docs/design/bimodal.md):
  * - "At fair" is a band of +-tol, tol = max(tol_min packets, fair*eps/4):
  *   with one-packet steps and one RTT of feedback delay an exact test
  *   never holds and flows would keep falling back to the unknown mode.
