@@ -37,31 +37,13 @@ modprobe pktgen || { echo "# pktgen is not available" >&2; exit 4; }
 dumbbell 1 >/dev/null || exit 1
 ip netns exec "$R1" tc qdisc add dev rb0 root pfifo limit 1000
 
-pg() {	# pg FILE CMD: one pktgen command in the sender's namespace
-	ip netns exec "$S1" sh -c "echo '$2' > /proc/net/pktgen/$1" ||
-		{ echo "# pktgen: '$2' refused" >&2; return 1; }
-}
+. "$top/tools/bench/lib_pktgen.sh"
 rmac=$(ip -n "$R1" -br link show rs1 | awk '{ print $3 }')
-pg kpktgend_0 rem_device_all &&
-pg kpktgend_0 "add_device eth0" &&
-for c in "count 0" "clone_skb 0" "pkt_size 60" "delay 0" \
-	 "dst 10.9.0.2" "dst_mac $rmac" "udp_dst_min 9" "udp_dst_max 9"; do
-	pg eth0 "$c" || exit 1
-done || exit 1
-ip netns exec "$S1" sh -c 'echo start > /proc/net/pktgen/pgctrl' &
-PIDS+=($!)
-stop_pktgen() { ip netns exec "$S1" sh -c 'echo stop > /proc/net/pktgen/pgctrl' 2>/dev/null; }
-
-now_ns() { date +%s%N; }
+pktgen_start "$S1" eth0 10.9.0.2 "$rmac" 1 1 || exit 1
 
 run() {	# run QDISC ARGS...: packets per second the new root qdisc of rb0 sends
-	local p0 p1 t0 t1
 	ip netns exec "$R1" tc qdisc replace dev rb0 root "$@" || return 1
-	sleep 1
-	t0=$(now_ns); p0=$(qdisc_stat "$R1" rb0 packets)
-	sleep "$secs"
-	t1=$(now_ns); p1=$(qdisc_stat "$R1" rb0 packets)
-	echo $(((p1 - p0) * 1000000000 / (t1 - t0)))
+	qdisc_pps "$R1" rb0 "$secs"
 }
 
 # pfifo (limit >= 1 packet) may bypass itself: an arrival at an empty,
@@ -83,7 +65,7 @@ for i in $(seq 1 "$rounds"); do
 	done
 	echo "$line pps" >&2
 done
-stop_pktgen
+pktgen_stop
 cleanup
 trap - EXIT
 rmmod pktgen 2>/dev/null

@@ -34,36 +34,12 @@ done
 modprobe pktgen || { echo "# pktgen is not available" >&2; exit 4; }
 nic_router >/dev/null || exit 1
 
-pg() {	# pg FILE CMD: one pktgen command in h0
-	ip netns exec "$H0" sh -c "echo '$2' > /proc/net/pktgen/$1" ||
-		{ echo "# pktgen: '$2' refused" >&2; return 1; }
-}
+. "$top/tools/bench/lib_pktgen.sh"
 rmac=$(ip -n "$R" -br link show nic0 | awk '{ print $3 }')
-start_pktgen() {	# start_pktgen FLOWS
-	pg kpktgend_0 rem_device_all && pg kpktgend_0 "add_device nic0" || return 1
-	local c
-	for c in "count 0" "clone_skb 0" "pkt_size 60" "delay 0" \
-		 "dst 10.51.0.2" "dst_mac $rmac" "udp_dst_min 9" "udp_dst_max 9" \
-		 "udp_src_min 1" "udp_src_max $1" "flag UDPSRC_RND"; do
-		pg nic0 "$c" || return 1
-	done
-	ip netns exec "$H0" sh -c 'echo start > /proc/net/pktgen/pgctrl' &
-	PIDS+=($!)
-}
-stop_pktgen() {
-	ip netns exec "$H0" sh -c 'echo stop > /proc/net/pktgen/pgctrl' 2>/dev/null
-	wait "${PIDS[-1]}" 2>/dev/null
-}
-now_ns() { date +%s%N; }
 run() {	# run QDISC ARGS...: packets per second the new root qdisc sends
-	local p0 p1 t0 t1
 	tc -n "$R" qdisc del dev nic1 root 2>/dev/null
 	tc -n "$R" qdisc add dev nic1 root "$@" || return 1
-	sleep 1
-	t0=$(now_ns); p0=$(qdisc_stat "$R" nic1 packets)
-	sleep "$secs"
-	t1=$(now_ns); p1=$(qdisc_stat "$R" nic1 packets)
-	echo $(((p1 - p0) * 1000000000 / (t1 - t0)))
+	qdisc_pps "$R" nic1 "$secs"
 }
 
 # wedged: why an arm forwarded nothing (seen once on 6.1 after 10 good
@@ -87,7 +63,7 @@ pass() {
 	shift
 	local -a arms=("$@") vals=()
 	n=${#arms[@]}
-	start_pktgen "$flows" || exit 1
+	pktgen_start "$H0" nic0 10.51.0.2 "$rmac" 1 "$flows" || exit 1
 	for i in $(seq 1 "$rounds"); do
 		local line="# $flows flows, round $i:"
 		for k in $(seq 0 $((n - 1))); do
@@ -100,7 +76,7 @@ pass() {
 		done
 		echo "$line pps" >&2
 	done
-	stop_pktgen
+	pktgen_stop
 	for k in $(seq 0 $((n - 1))); do
 		read -ra spec <<<"${arms[$k]}"
 		echo "${spec[0]}@$flows${vals[k]}"

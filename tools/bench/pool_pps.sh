@@ -46,31 +46,8 @@ nic_router >/dev/null || exit 1
 ncpu=$(nproc)
 [ "$ncpu" -ge 2 ] || echo "# warning: $ncpu vCPU: nothing contends (tools/vm --cpus 2)" >&2
 
+. "$top/tools/bench/lib_pktgen.sh"
 rmac=$(ip -n "$R" -br link show nic0 | awk '{ print $3 }')
-pg() {	# pg FILE CMD: one pktgen command in h0
-	ip netns exec "$H0" sh -c "echo '$2' > /proc/net/pktgen/$1" ||
-		{ echo "# pktgen: '$2' refused" >&2; return 1; }
-}
-start_pktgen() {
-	local t c dev
-	for t in $(seq 0 $((ncpu > 1 ? 1 : 0))); do
-		dev=nic0@$t
-		pg "kpktgend_$t" rem_device_all && pg "kpktgend_$t" "add_device $dev" || return 1
-		for c in "count 0" "clone_skb 0" "pkt_size 60" "delay 0" \
-			 "queue_map_min $t" "queue_map_max $t" \
-			 "dst 10.51.0.2" "dst_mac $rmac" "udp_dst_min 9" "udp_dst_max 9" \
-			 "udp_src_min 1" "udp_src_max 1000" "flag UDPSRC_RND"; do
-			pg "$dev" "$c" || return 1
-		done
-	done
-	ip netns exec "$H0" sh -c 'echo start > /proc/net/pktgen/pgctrl' &
-	PIDS+=($!)
-}
-stop_pktgen() {
-	ip netns exec "$H0" sh -c 'echo stop > /proc/net/pktgen/pgctrl' 2>/dev/null
-	wait "${PIDS[-1]}" 2>/dev/null
-}
-now_ns() { date +%s%N; }
 ntxq=$(ip netns exec "$R" sh -c 'ls -d /sys/class/net/nic1/queues/tx-*' | wc -l)
 # arm ARGS...: mq on nic1, ARGS as the qdisc of every tx queue
 arm() {
@@ -82,19 +59,14 @@ arm() {
 	done
 }
 run() {	# run ARGS...: packets per second r's egress sends with that arm
-	local p0 p1 t0 t1
 	arm "$@" || return 1
-	sleep 1
-	t0=$(now_ns); p0=$(qdisc_stat "$R" nic1 packets)
-	sleep "$secs"
-	t1=$(now_ns); p1=$(qdisc_stat "$R" nic1 packets)
-	echo $(((p1 - p0) * 1000000000 / (t1 - t0)))
+	qdisc_pps "$R" nic1 "$secs"
 }
 
 arms=("pfifo limit 1000" "decbit limit 1000" "decbit limit 1000 pool 1 pool_limit 100000")
 names=(pfifo decbit pooled)
 declare -a vals
-start_pktgen || exit 1
+pktgen_start "$H0" nic0 10.51.0.2 "$rmac" $((ncpu > 1 ? 2 : 1)) 1000 || exit 1
 for i in $(seq 1 "$rounds"); do
 	line="# round $i:"
 	for k in 0 1 2; do
@@ -111,7 +83,7 @@ for i in $(seq 1 "$rounds"); do
 	done
 	echo "$line pps" >&2
 done
-stop_pktgen
+pktgen_stop
 cleanup
 trap - EXIT
 rmmod pktgen 2>/dev/null
