@@ -9,14 +9,11 @@ since start> <qlen of each DEV>... <pool_used> <pool_input>", the pool's
 counts as the first DEV's qdisc reports them (struct tc_decbit_xstats).
 """
 import os
-import struct
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 from congavoid_exp import netlink  # noqa: E402
-
-POOL_USED_OFF = 64	# tc_decbit_xstats.pool_used, then pool_input
 
 
 def root(sock, ifindex, seq):
@@ -41,8 +38,8 @@ def main():
         for i in idx:
             qs.append(root(sock, i, seq))
             seq += 1
-        x = qs[0].get("xstats") or b""
-        used, inp = struct.unpack_from("II", x, POOL_USED_OFF) if len(x) >= POOL_USED_OFF + 8 else (-1, -1)
+        x = netlink.decbit_xstats(qs[0].get("xstats")) or {}
+        used, inp = x.get("pool_used", -1), x.get("pool_input", -1)
         print(f"{now * 1000:.0f} " + " ".join(str(q.get("qlen", -1)) for q in qs) + f" {used} {inp}",
               flush=True)
         time.sleep(max(0.0, ivl - ((time.monotonic() - t0) - now)))

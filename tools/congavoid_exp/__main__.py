@@ -22,9 +22,10 @@ import traceback
 from pathlib import Path
 
 from . import meta, pages, report, runner
+from .host import TOP, Skip
 from .scenario import ScenarioError, Scenario
 
-SCEN_DIR = runner.TOP / "tools" / "scenarios"
+SCEN_DIR = TOP / "tools" / "scenarios"
 
 
 def find(name):
@@ -48,7 +49,7 @@ def run(path, out=None, arms=None, reps=None, no_plots=False):
         if not todo:
             print(f"{path}: no arm named {arms}", file=sys.stderr)
             return 2
-    outdir = Path(out) if out else runner.TOP / "results" / sc.name
+    outdir = Path(out) if out else TOP / "results" / sc.name
     if outdir.exists():
         shutil.rmtree(outdir)
     outdir.mkdir(parents=True)
@@ -74,11 +75,11 @@ def run(path, out=None, arms=None, reps=None, no_plots=False):
             tag = f"[{i}/{n} {arm['name']} rep {rep}/{sc.repetitions}]"
             print(f"{tag} running ({sc.duration:g} s) ...", flush=True)
             t = time.monotonic()
-            d = outdir / runner.slug(arm["name"]) / f"rep{rep}"
+            d = outdir / report.slug(arm["name"]) / f"rep{rep}"
             try:
                 res = runner.run_once(sc, arm, rep, d,
                                       lambda m: print(f"{tag} {m}"))
-            except runner.Skip as e:
+            except Skip as e:
                 entry["skipped"] = str(e)
                 print(f"{tag} SKIPPED: {e}", flush=True)
                 break

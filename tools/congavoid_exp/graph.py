@@ -139,3 +139,8 @@ def route_addr(r):
 def dev_to(n):
     """The name, in a router, of the interface towards router n."""
     return f"to{n}"
+
+
+def ibl_fraction(alpha, mean_path_nodes):
+    """Lam & Lien's uniform input buffer limit IBL = alpha / H."""
+    return min(1.0, alpha / mean_path_nodes)

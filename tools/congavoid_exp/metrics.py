@@ -6,6 +6,8 @@ A series is a list of (t, value) pairs sorted by time t (seconds)."""
 
 import math
 
+from . import graph as G
+
 
 def jain(xs):
     """Jain's fairness index (sum x)^2 / (n * sum x^2); 1.0 for equal
@@ -124,3 +126,207 @@ def convergence_time(counters, active, change, end, window=1.0,
             return t - change
         t += step
     return None
+
+
+# -- one run's figures ------------------------------------------------------
+
+def dumbbell(sc, arm, samples, flow_results, udp_series):
+    """Every figure of one run of a dumbbell or chain scenario, from the
+    samples (tcp_info of each flow, counters of the qdiscs under test),
+    each flow's result as its traffic tool reported it (bytes,
+    throughput_bps, retransmits) and each UDP flow's delivered-bytes
+    series from its sink ([(t, bytes)], t on the samples' clock).  SC
+    gives the flows, the warm-up and the link's capacity over time."""
+    flows = sc.flows
+    tcp = [s for s in samples if "flow" in s]
+    qs = [s for s in samples if "kind" in s]
+    first_link = qs[0]["link"] if qs else None
+    first_router = qs[0]["router"] if qs else None
+    q1 = [s for s in qs if s["link"] == first_link and
+          s["router"] == first_router]
+    t_first = min(f["start"] for f in flows)
+    t_end = max(f["stop"] for f in flows)
+    t_all0 = max(f["start"] for f in flows)
+    t_all1 = min(f["stop"] for f in flows)
+    w0, w1 = t_first + sc.warmup, t_end
+
+    # cumulative delivered-bytes series per flow
+    counters = {}
+    for f in flows:
+        if f["kind"] == "tcp":
+            counters[f["id"]] = [(s["t"], s.get("bytes_acked", 0))
+                                 for s in tcp if s["flow"] == f["id"]]
+        else:
+            counters[f["id"]] = udp_series.get(f["id"], [])
+
+    per_flow = []
+    rtts_all = []
+    covs = []
+    for f in flows:
+        r = {"id": f["id"], "kind": f["kind"], "src": f["src"],
+             "cc": (f["cc"] or arm["cc"]) if f["kind"] == "tcp" else None,
+             "start": f["start"], "stop": f["stop"]}
+        r.update(flow_results[f["id"]])
+        fs = [s for s in tcp if s["flow"] == f["id"]]
+        lo = f["start"] + sc.warmup
+        rtts = [s["rtt"] / 1000 for s in fs if s["t"] >= lo and s.get("rtt")]
+        cw = [s["snd_cwnd"] for s in fs
+              if max(lo, t_all0) <= s["t"] <= t_all1 and "snd_cwnd" in s]
+        r["rtt_mean_ms"] = mean(rtts)
+        r["rtt_p95_ms"] = percentile(rtts, 95)
+        r["cwnd_mean"] = mean(cw)
+        r["cwnd_cov"] = cov(cw)
+        mins = [s["min_rtt"] / 1000 for s in fs if s.get("min_rtt")]
+        r["min_rtt_ms"] = min(mins) if mins else None
+        rtts_all += rtts
+        if r["cwnd_cov"] is not None:
+            covs.append(r["cwnd_cov"])
+        per_flow.append(r)
+
+    agg = sum(r["throughput_bps"] for r in per_flow)
+    # new data delivered over the whole run / the data the link could
+    # carry (payload of full-sized packets: 1448 of 1514 bytes for TCP
+    # with timestamps, size of size + 42 for UDP)
+    cap_all = sc.capacity(t_first, t_end)
+    frac = [1448 / 1514 if f["kind"] == "tcp" else
+            f["size"] / (f["size"] + 42) for f in flows]
+    cap_data = cap_all * sum(frac) / len(frac)
+    useful = sum(r["bytes"] for r in per_flow) * 8 / cap_data \
+        if cap_data else None
+    sent = [(s["t"], s.get("bytes", 0)) for s in q1]
+    cap = sc.capacity(w0, w1)
+    util = rate_between(sent, w0, w1) * (w1 - w0) * 8 / cap \
+        if sent and cap else None
+    # Jain over the interval in which every flow is active (after warm-up)
+    ja0 = t_all0 + sc.warmup
+    fair = None
+    if t_all1 > ja0:
+        fair = jain(rate_between(counters[f["id"]], ja0, t_all1)
+                    for f in flows)
+    qlen = [s["qlen"] for s in q1 if s["t"] >= w0 and "qlen" in s]
+
+    def delta(key):
+        tot, seen = 0, False
+        for link in {(s["router"], s["link"]) for s in qs}:
+            v = [s[key] for s in qs if (s["router"], s["link"]) == link
+                 and s.get(key) is not None]
+            if v:
+                tot += v[-1] - v[0]
+                seen = True
+        return tot if seen else None
+
+    rtx = [r["retransmits"] for r in per_flow if r["retransmits"] is not None]
+    rtt_mean = mean(rtts_all)
+    base = [r["min_rtt_ms"] for r in per_flow if r["min_rtt_ms"]]
+    base_rtt = min(base) if base else None
+    conv = None
+    changes = sorted({f["start"] for f in flows} - {t_first})
+    if changes:
+        c = changes[-1]
+        active = [f["id"] for f in flows if f["start"] <= c < f["stop"]]
+        end = min(f["stop"] for f in flows if f["id"] in active)
+        conv = convergence_time(counters, active, c, end) \
+            if len(active) > 1 else None
+    res = {
+        "arm": arm["name"], "cc": arm["cc"], "qdisc": arm["qdisc"],
+        "flows": per_flow,
+        "throughput_bps": agg,
+        "utilization": util,
+        "useful": useful,
+        "jain": fair,
+        "jain_window_s": [ja0, t_all1],
+        "rtt_mean_ms": rtt_mean,
+        "rtt_p95_ms": percentile(rtts_all, 95),
+        "base_rtt_ms": base_rtt,
+        "queue_mean": mean(qlen),
+        "queue_max": max(qlen) if qlen else None,
+        "drops": delta("drops"),
+        "marks": delta("marks"),
+        "retransmits": sum(rtx) if rtx else None,
+        "power": power(agg, rtt_mean / 1000) if rtt_mean else None,
+        "norm_power": normalized_power(util, rtt_mean, base_rtt)
+        if rtt_mean else None,
+        "convergence_s": conv,
+        "convergence_after_s": changes[-1] if changes else None,
+        "cwnd_cov": mean(covs),
+        "samples": len(samples),
+    }
+    return res
+
+
+def window_delta(samples, key, w0, w1):
+    """Sum over qdiscs of key's increase from the first sample at or after
+    w0 to the last at or before w1 (None if no qdisc has two)."""
+    series = {}
+    for s in samples:
+        if s.get(key) is not None and w0 <= s["t"] <= w1:
+            series.setdefault((s["router"], s["link"]), []).append(
+                (s["t"], s[key]))
+    deltas = [max(v)[1] - min(v)[1] for v in series.values() if len(v) > 1]
+    return sum(deltas) if deltas else None
+
+
+def graph(sc, arm, gen, samples, final, shift=0.0):
+    """Metrics of one run from the generator's summary and the routers'
+    qdisc counters.  Counters are taken over the measurement window
+    (warm-up to the end of the sources, shifted by the generator's late
+    start, if any); the *_all figures cover the whole run."""
+    tot = gen["totals"]
+    w0, w1 = sc.warmup + shift, sc.duration + shift
+
+    def total(key):
+        vals = [q[key] for q in final if q.get(key) is not None]
+        return sum(vals) if vals else None
+
+    pool = {}
+    for s in samples:
+        if s.get("pool_used") is not None and w0 <= s["t"] <= w1:
+            pool.setdefault(s["router"], []).append(s["pool_used"])
+    inputs = [s["pool_input"] for s in samples
+              if s.get("pool_input") is not None]
+    used = [s["pool_used"] for s in samples
+            if s.get("pool_used") is not None]
+    mean_used = [sum(v) / len(v) for v in pool.values()]
+    offered = gen["offered_pps"]
+    return {
+        "arm": arm["name"], "qdisc": "decbit",
+        "sweep": arm["sweep"],
+        "ibl": G.ibl_fraction(arm["ibl_alpha"],
+                            sc.topology["mean_path_nodes"])
+        if arm.get("ibl_alpha") else None,
+        "start_shift_s": shift,
+        "offered_pps": offered,
+        "admitted_pps": gen["admitted_pps"],
+        "delivered_pps": gen["delivered_pps"],
+        "delivered_frac": gen["delivered_pps"] / offered if offered else None,
+        "rejected_frac": tot["rejected"] / tot["offered"]
+        if tot["offered"] else None,
+        "refused_frac": tot["refused"] / tot["offered"]
+        if tot["offered"] else None,
+        "net_loss_frac": 1 - tot["arrived"] / tot["admitted"]
+        if tot["admitted"] else None,
+        "refused_all": tot["refused_all"],
+        "send_errors": tot["errors_all"],
+        "timed_out": tot["timed_out"],
+        "late": tot["late"],
+        "vc_cov": gen["vc_cov"],
+        "delay_mean_ms": gen["delay_mean_ms"],
+        "delay_p95_ms": gen["delay_p95_ms"],
+        "ibl_dropped": window_delta(samples, "ibl_dropped", w0, w1),
+        "pool_dropped": window_delta(samples, "pool_dropped", w0, w1),
+        "overlimit_dropped": window_delta(samples, "overlimit_dropped", w0,
+                                          w1),
+        "ibl_dropped_all": total("ibl_dropped"),
+        "pool_dropped_all": total("pool_dropped"),
+        "overlimit_dropped_all": total("overlimit_dropped"),
+        "pool_used_mean": sum(mean_used) / len(mean_used)
+        if mean_used else None,
+        "pool_used_max": max(used) if used else None,
+        "pool_input_max": max(inputs) if inputs else None,
+        "pool_input_limit": max((q.get("pool_input_limit") or 0
+                                 for q in final), default=None),
+        "pool_left": sum({q["router"]: q.get("pool_used") or 0
+                          for q in final}.values()),
+        "series": gen["series"],
+        "vc_delivered_pps": gen["vc_delivered_pps"],
+    }

@@ -133,9 +133,26 @@ def tcp_sockets(sock, seq=1):
     return out
 
 
+# struct tc_decbit_xstats (include/uapi/congavoid/tc_decbit.h), the one
+# place its layout is written out in Python
+DECBIT_XSTATS = struct.Struct("=QQQQQIIQQIIII")
+DECBIT_XSTATS_FIELDS = (
+    "marked", "nonect_passed", "nonect_dropped", "overlimit_dropped",
+    "cycles", "avg", "congested", "ibl_dropped", "pool_dropped",
+    "pool_used", "pool_input", "pool_input_limit", "input_qlen")
+
+
+def decbit_xstats(raw):
+    """A decbit qdisc's xstats bytes as a dict (None if they are too short:
+    a module older than the pool counters)."""
+    if raw is None or len(raw) < DECBIT_XSTATS.size:
+        return None
+    return dict(zip(DECBIT_XSTATS_FIELDS, DECBIT_XSTATS.unpack_from(raw)))
+
+
 # Offsets of the mark counter in each kind's xstats.
 _MARKS = {
-    "decbit": ("Q", 0),     # struct tc_decbit_xstats.marked
+    "decbit": ("Q", 0),     # DECBIT_XSTATS's "marked"
     "red": ("I", 12),       # struct tc_red_xstats.marked
     "fq_codel": ("I", 12),  # tc_fq_codel_xstats: type, qd.ecn_mark
     "pie": ("I", 36),       # struct tc_pie_xstats.ecn_mark

@@ -2,6 +2,7 @@
 """Tables and plots of a scenario's results."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -163,7 +164,7 @@ def plots(results, outdir):
         ran = [a for a in results["arms"] if a.get("summary")]
         return _graph_plots(results, ran, outdir, plt)
     for arm in results["arms"]:
-        d = outdir / _slug(arm["name"]) / "rep1"
+        d = outdir / slug(arm["name"]) / "rep1"
         if not arm.get("runs") or not (d / "samples.jsonl").exists():
             continue
         samples = [json.loads(x) for x in
@@ -192,7 +193,7 @@ def plots(results, outdir):
             ax[0].legend(loc="upper right", fontsize="small")
         ax[0].set_title(f"{results['scenario']}: {arm['name']}")
         fig.tight_layout()
-        f = outdir / f"arm-{_slug(arm['name'])}.png"
+        f = outdir / f"arm-{slug(arm['name'])}.png"
         fig.savefig(f, dpi=90)
         plt.close(fig)
         files.append(f)
@@ -237,7 +238,7 @@ def plots(results, outdir):
             axis.legend(fontsize="small")
         fig.suptitle(f"{results['scenario']}: sweep of {param}")
         fig.tight_layout()
-        f = outdir / f"sweep-{_slug(param)}.png"
+        f = outdir / f"sweep-{slug(param)}.png"
         fig.savefig(f, dpi=90)
         plt.close(fig)
         files.append(f)
@@ -274,7 +275,7 @@ def _graph_plots(results, ran, outdir, plt):
             axis.legend(fontsize="small")
         fig.suptitle(f"{results['scenario']}: throughput against {param}")
         fig.tight_layout()
-        f = outdir / f"sweep-{_slug(param)}.png"
+        f = outdir / f"sweep-{slug(param)}.png"
         fig.savefig(f, dpi=90)
         plt.close(fig)
         files.append(f)
@@ -295,8 +296,8 @@ def _graph_plots(results, ran, outdir, plt):
     return files
 
 
-def _slug(name):
-    import re
+def slug(name):
+    """A run's or arm's name as a file name."""
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", name).strip("_")
 
 

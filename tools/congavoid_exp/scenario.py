@@ -35,6 +35,12 @@ class ScenarioError(Exception):
                          else f"{where}: {msg}")
 
 
+def tc_rate(bps):
+    """A rate in bit/s as tc takes it: 2e7 -> "20000000bit" (the inverse
+    of parse_rate)."""
+    return f"{int(bps)}bit"
+
+
 def parse_rate(v):
     """'20mbit' / '2.5Mbit' / 1e6 -> bit/s (float)."""
     if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -450,7 +456,7 @@ _REQUIRED = object()
 def _fill(s, subst, topo):
     if s is None:
         return None
-    vals = {"rate": f"{int(topo['rate'])}bit", "buffer": topo["buffer"],
+    vals = {"rate": tc_rate(topo["rate"]), "buffer": topo["buffer"],
             "bdp": max(1, round(topo.get("bdp_packets", 1)))}
     vals.update(subst)
     return str(s).format(**vals)

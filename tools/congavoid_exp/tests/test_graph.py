@@ -4,7 +4,7 @@ network, and the runner's options for its routers."""
 
 import unittest
 
-from congavoid_exp import graph, graphrun
+from congavoid_exp import graph, metrics, netlink, testbed
 
 LL7 = ["1-2", "1-3", "2-3", "2-5", "3-4", "4-6", "5-6", "5-7", "6-7"]
 
@@ -85,7 +85,7 @@ class Options(unittest.TestCase):
 
     def test_ibl_from_alpha(self):
         arm = {"qdisc_opts": "pool 1 pool_limit 50", "ibl_alpha": 0.7}
-        o = graphrun.qdisc_options(self.TOPO, arm)
+        o = testbed.qdisc_options(self.TOPO, arm)
         self.assertEqual(o[:4], ["rate", "500000bit", "limit", "50"])
         ibl = float(o[o.index("ibl") + 1])
         # the paper's worked value: alpha 0.7, H 3.3 -> N_I = 10 at N_T 50
@@ -93,7 +93,7 @@ class Options(unittest.TestCase):
         self.assertIn("input", o)
 
     def test_no_pool_no_input(self):
-        o = graphrun.qdisc_options(self.TOPO, {"qdisc_opts": None,
+        o = testbed.qdisc_options(self.TOPO, {"qdisc_opts": None,
                                                "ibl_alpha": None})
         self.assertEqual(o, ["rate", "500000bit", "limit", "100"])
 
@@ -102,23 +102,23 @@ class Options(unittest.TestCase):
              for t, l, v in ((0.5, "a", 0), (1.0, "a", 10), (2.0, "a", 25),
                              (3.0, "a", 40), (1.5, "b", 7), (2.5, "b", 9))]
         # a: 10 -> 25 inside [1, 2]; b: one sample only
-        self.assertEqual(graphrun.window_delta(s, "pool_dropped", 1.0, 2.0),
+        self.assertEqual(metrics.window_delta(s, "pool_dropped", 1.0, 2.0),
                          15)
-        self.assertEqual(graphrun.window_delta(s, "pool_dropped", 1.0, 3.0),
+        self.assertEqual(metrics.window_delta(s, "pool_dropped", 1.0, 3.0),
                          32)
-        self.assertIsNone(graphrun.window_delta(s, "pool_dropped", 5, 6))
+        self.assertIsNone(metrics.window_delta(s, "pool_dropped", 5, 6))
 
     def test_xstats_decoding(self):
         import struct
         raw = struct.pack("QQQQQIIQQIIII", 1, 2, 3, 4, 5, 6, 0, 7, 8, 9,
                           10, 11, 12)
-        x = graphrun.decbit_xstats(raw)
+        x = netlink.decbit_xstats(raw)
         self.assertEqual((x["marked"], x["overlimit_dropped"],
                           x["ibl_dropped"], x["pool_dropped"],
                           x["pool_used"], x["pool_input"],
                           x["pool_input_limit"], x["input_qlen"]),
                          (1, 4, 7, 8, 9, 10, 11, 12))
-        self.assertIsNone(graphrun.decbit_xstats(raw[:48]))
+        self.assertIsNone(netlink.decbit_xstats(raw[:48]))
 
 
 if __name__ == "__main__":

@@ -109,5 +109,110 @@ class Convergence(unittest.TestCase):
         self.assertAlmostEqual(M.convergence_time(c, [1, 2], 5.0, 20.0), 1.0)
 
 
+class _Sc:
+    """The parts of a Scenario that the metrics read: a 10 Mbit/s link,
+    two TCP flows from 0 to 10 s, 2 s of warm-up."""
+
+    def __init__(self, flows, warmup=2.0, rate=10e6, duration=10.0):
+        self.flows, self.warmup, self.duration = flows, warmup, duration
+        self.rate = rate
+        self.topology = {"kind": "dumbbell", "rate": rate}
+
+    def capacity(self, t0, t1):
+        return self.rate * max(0.0, t1 - t0)
+
+
+def _tcp(fid, start=0.0, stop=10.0):
+    return {"id": fid, "kind": "tcp", "src": fid, "cc": None,
+            "start": start, "stop": stop}
+
+
+def _run(rates, qbytes_rate=1.125e6, rtt_us=30000, qlen=5):
+    """Samples of one run: flow i delivers rates[i] bytes/s, the
+    bottleneck sends qbytes_rate bytes/s (0.9 of 10 Mbit/s) with qlen
+    packets queued, 3 drops a second, 2 marks a second."""
+    samples = []
+    for k in range(101):
+        t = k / 10
+        for fid, r in rates.items():
+            samples.append({"t": t, "flow": fid, "bytes_acked": r * t,
+                            "rtt": rtt_us, "min_rtt": 20000,
+                            "snd_cwnd": 10 + (k % 2) * 2})
+        samples.append({"t": t, "kind": "pfifo", "router": "r1",
+                        "link": "up0", "bytes": qbytes_rate * t,
+                        "qlen": qlen, "drops": 3 * k // 10,
+                        "marks": 2 * k // 10})
+    return samples
+
+
+class Dumbbell(unittest.TestCase):
+    ARM = {"name": "a", "cc": "reno", "qdisc": "pfifo"}
+
+    def figures(self, rates, **kw):
+        sc = _Sc([_tcp(f) for f in rates])
+        res = {f: {"bytes": r * 10, "throughput_bps": r * 8,
+                   "retransmits": 4} for f, r in rates.items()}
+        return M.dumbbell(sc, self.ARM, _run(rates, **kw), res, {})
+
+    def test_utilisation_queue_counters(self):
+        r = self.figures({1: 5e5, 2: 5e5})
+        # the qdisc sent 0.9 of the link between the warm-up and the end
+        self.assertAlmostEqual(r["utilization"], 0.9, places=6)
+        self.assertAlmostEqual(r["queue_mean"], 5)
+        self.assertEqual(r["queue_max"], 5)
+        self.assertEqual(r["drops"], 30)    # counter from 0 to 30
+        self.assertEqual(r["marks"], 20)
+        self.assertEqual(r["retransmits"], 8)
+        self.assertAlmostEqual(r["throughput_bps"], 8e6)
+
+    def test_jain_equal_and_unequal(self):
+        self.assertAlmostEqual(self.figures({1: 5e5, 2: 5e5})["jain"], 1.0)
+        # rates 1 : 0.5 -> (1.5)^2 / (2 * 1.25) = 0.9
+        self.assertAlmostEqual(self.figures({1: 6e5, 2: 3e5})["jain"], 0.9,
+                               places=6)
+
+    def test_rtt_power_useful(self):
+        r = self.figures({1: 5e5, 2: 5e5}, rtt_us=30000)
+        self.assertAlmostEqual(r["rtt_mean_ms"], 30.0)
+        self.assertAlmostEqual(r["base_rtt_ms"], 20.0)
+        # power: utilisation over the delay in base RTTs
+        self.assertAlmostEqual(r["norm_power"], 0.9 / 1.5, places=6)
+        # useful: 1e7 bytes of new data over the payload the link could
+        # carry in 10 s in full-sized TCP packets (1448 of 1514 bytes)
+        self.assertAlmostEqual(r["useful"], 8e7 / (1e8 * 1448 / 1514),
+                               places=6)
+        self.assertAlmostEqual(r["cwnd_cov"], 1 / 11, places=3)
+
+
+class GraphRun(unittest.TestCase):
+    def test_fractions_and_pool(self):
+        sc = _Sc([], warmup=1.0, duration=3.0)
+        sc.topology = {"kind": "graph", "mean_path_nodes": 3.3}
+        gen = {"totals": {"offered": 100, "rejected": 10, "refused": 20,
+                          "admitted": 70, "arrived": 63, "refused_all": 25,
+                          "errors_all": 0, "timed_out": 1, "late": 0},
+               "offered_pps": 50.0, "admitted_pps": 35.0,
+               "delivered_pps": 30.0, "vc_cov": 0.4, "delay_mean_ms": 9.0,
+               "delay_p95_ms": 20.0, "series": [], "vc_delivered_pps": []}
+        samples = [{"t": t, "router": "r1", "link": "to2",
+                    "pool_used": u, "pool_input": 1, "pool_dropped": d}
+                   for t, u, d in ((0.5, 9, 0), (1.0, 2, 5), (2.0, 4, 9),
+                                   (3.0, 6, 12), (3.5, 20, 30))]
+        final = [{"router": "r1", "pool_used": 0, "pool_dropped": 30,
+                  "pool_input_limit": 2}]
+        r = M.graph(sc, {"name": "g", "sweep": {}, "ibl_alpha": 0.66},
+                    gen, samples, final)
+        self.assertAlmostEqual(r["delivered_frac"], 0.6)
+        self.assertAlmostEqual(r["refused_frac"], 0.2)
+        self.assertAlmostEqual(r["net_loss_frac"], 0.1)
+        self.assertAlmostEqual(r["ibl"], 0.2)
+        # the window [1, 3]: pool used 2, 4, 6; drops 5 -> 12
+        self.assertAlmostEqual(r["pool_used_mean"], 4.0)
+        self.assertEqual(r["pool_dropped"], 7)
+        self.assertEqual(r["pool_dropped_all"], 30)
+        self.assertEqual(r["pool_used_max"], 20)
+        self.assertEqual(r["pool_left"], 0)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -91,10 +91,14 @@ class Benchstat(unittest.TestCase):
 
 class Snapshot(unittest.TestCase):
     def test_parse(self):
-        text = ("S net.ipv4.tcp_ecn 1\n"
-                "S net.ipv4.tcp_rmem 4096 131072 33554432\n"
-                "O eth0 generic-receive-offload off\n"
-                "O eth0 tcp-segmentation-offload on\n"
+        text = ("S /proc/sys/net/ipv4/tcp_ecn 1\n"
+                "S /proc/sys/net/ipv4/tcp_rmem 4096\t131072\t33554432\n"
+                "D eth0\n"
+                "Features for eth0:\n"
+                "rx-checksumming: on\n"
+                "tcp-segmentation-offload: on\n"
+                "\ttx-tcp-segmentation: on\n"
+                "generic-receive-offload: off [fixed]\n"
                 "Q\n"
                 '[{"kind": "decbit", "handle": "1:", "packets": 7}]\n')
         s = meta.parse_snapshot(text)

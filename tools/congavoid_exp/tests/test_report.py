@@ -19,7 +19,7 @@ def _results(d):
         r2 = dict(runs, utilization=0.8)
         arms.append({"name": name, "sweep": sweep, "runs": [runs, r2],
                      "summary": report.summarize([runs, r2])})
-        rep = d / report._slug(name) / "rep1"
+        rep = d / report.slug(name) / "rep1"
         rep.mkdir(parents=True)
         with open(rep / "samples.jsonl", "w", encoding="utf-8") as f:
             for i in range(50):
