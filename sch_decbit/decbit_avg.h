@@ -38,6 +38,8 @@
 #include "congavoid_user.h"
 #endif
 
+#include <congavoid/tc_decbit.h>
+
 #define DECBIT_SCALE		1000U		/* thresholds: 1/1000 packet */
 #define DECBIT_HALVE_AT		BIT_ULL(62)
 #define DECBIT_MAX_STEP		BIT_ULL(41)
@@ -58,6 +60,13 @@ struct decbit_params {
 	u32 threshold;		/* C, 1/1000 packet, > 0 */
 	u32 hysteresis;		/* H, 1/1000 packet, <= 2 * C */
 };
+
+/* The paper's choices, as the uapi header names them: C = 1, H = 0. */
+static inline void decbit_params_init(struct decbit_params *p)
+{
+	p->threshold = DECBIT_THRESHOLD_DEFAULT;
+	p->hysteresis = DECBIT_HYSTERESIS_DEFAULT;
+}
 
 static inline void decbit_avg_init(struct decbit_avg *a)
 {

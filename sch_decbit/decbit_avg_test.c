@@ -245,9 +245,21 @@ static void test_rescale_keeps_average(void **state)
 	assert_true(decbit_avg_arrival(&a, &p, t, 4));
 }
 
+/* The defaults come from the uapi header, through decbit_params_init(). */
+static void test_params_init(void **state)
+{
+	struct decbit_params p = { .threshold = 7, .hysteresis = 9 };
+
+	(void)state;
+	decbit_params_init(&p);
+	assert_int_equal(p.threshold, DECBIT_SCALE);	/* one packet */
+	assert_int_equal(p.hysteresis, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_params_init),
 		cmocka_unit_test(test_mul_ge),
 		cmocka_unit_test(test_dd1_below_saturation),
 		cmocka_unit_test(test_dd1_saturated),

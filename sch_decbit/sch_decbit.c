@@ -687,8 +687,7 @@ static int decbit_init(struct Qdisc *sch, struct nlattr *opt,
 	struct decbit_sched_data *q = qdisc_priv(sch);
 
 	sch->limit = DECBIT_LIMIT_DEFAULT;
-	q->params.threshold = DECBIT_THRESHOLD_DEFAULT;
-	q->params.hysteresis = DECBIT_HYSTERESIS_DEFAULT;
+	decbit_params_init(&q->params);
 	q->nonect = DECBIT_NONECT_DEFAULT;
 	q->rate = DECBIT_RATE_DEFAULT;
 	q->pool = NULL;

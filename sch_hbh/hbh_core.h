@@ -129,6 +129,36 @@ struct hbh_ctl {
 	u8 state;		/* enum hbh_state */
 };
 
+/*
+ * The rate-derived parameters: @rise_cfg and @rate_min_cfg as configured,
+ * 0 for "follow the rate" (rate / HBH_RISE_DIVISOR, rate /
+ * HBH_RATE_MIN_DIVISOR, at least 1 byte/s).
+ */
+static inline void hbh_params_derive(struct hbh_params *p, u64 rise_cfg,
+				     u64 rate_min_cfg)
+{
+	p->rise = rise_cfg ? : max_t(u64, p->rate / HBH_RISE_DIVISOR, 1);
+	p->rate_min = rate_min_cfg ? :
+		      max_t(u64, p->rate / HBH_RATE_MIN_DIVISOR, 1);
+}
+
+/*
+ * The law's parameters for a link of @rate bytes/s and a loop delay of
+ * @horizon ns, everything else at the defaults of the uapi header (the
+ * module, its unit test and the tc plugin's help share them).
+ */
+static inline void hbh_params_init(struct hbh_params *p, u64 rate,
+				   u64 horizon)
+{
+	*p = (struct hbh_params){
+		.rate = rate,
+		.horizon = horizon,
+		.alpha = HBH_ALPHA_DEFAULT,
+		.beta = HBH_BETA_DEFAULT,
+	};
+	hbh_params_derive(p, 0, 0);
+}
+
 static inline void hbh_ctl_init(struct hbh_ctl *c, const struct hbh_params *p)
 {
 	*c = (struct hbh_ctl){ .rate = p->rate, .state = HBH_UNCONTROLLED };

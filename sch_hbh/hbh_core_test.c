@@ -35,10 +35,8 @@
  */
 #define XFAIL_OFFSET_CLIFF	0
 
-static const struct hbh_params p10 = {
-	.rate = C10, .rate_min = C10 / 1024, .rise = C10 / 64,
-	.horizon = 20 * MS, .alpha = 410, .beta = 461,
-};
+/* the defaults on a 10 Mbit/s link with a 20 ms loop (set in main()) */
+static struct hbh_params p10;
 
 /* A flow driven by hand-made reports. */
 struct feed {
@@ -1325,9 +1323,31 @@ static void test_dep_rate_interval(void **state)
 	assert_int_equal(hbh_rate_of(12000, 4 * MS), 3000000);
 }
 
+/* The defaults come from the uapi header, through hbh_params_init(). */
+static void test_params_init(void **state)
+{
+	struct hbh_params p;
+
+	(void)state;
+	hbh_params_init(&p, C10, 20 * MS);
+	assert_int_equal(p.rate, C10);
+	assert_int_equal(p.horizon, 20 * MS);
+	assert_int_equal(p.alpha, 410);		/* 0.4 */
+	assert_int_equal(p.beta, 461);		/* 0.45 */
+	assert_int_equal(p.rise, C10 / 64);
+	assert_int_equal(p.rate_min, C10 / 1024);
+	hbh_params_derive(&p, 7, 9);
+	assert_int_equal(p.rise, 7);
+	assert_int_equal(p.rate_min, 9);
+	hbh_params_init(&p, 10, MS);		/* derived values stay >= 1 */
+	assert_int_equal(p.rise, 1);
+	assert_int_equal(p.rate_min, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_params_init),
 		cmocka_unit_test(test_steady_state),
 		cmocka_unit_test(test_first_reports),
 		cmocka_unit_test(test_step_response),
@@ -1344,5 +1364,6 @@ int main(void)
 		cmocka_unit_test(test_dep_rate_interval),
 	};
 
+	hbh_params_init(&p10, C10, 20 * MS);
 	return cmocka_run_group_tests_name("hbh_core", tests, NULL, NULL);
 }

@@ -1222,9 +1222,7 @@ static void hbh_derive(struct hbh_sched_data *q)
 {
 	struct hbh_params *p = &q->params;
 
-	p->rate_min = q->rate_min_cfg ? :
-		      max_t(u64, p->rate / HBH_RATE_MIN_DIVISOR, 1);
-	p->rise = q->rise_cfg ? : max_t(u64, p->rate / HBH_RISE_DIVISOR, 1);
+	hbh_params_derive(p, q->rise_cfg, q->rate_min_cfg);
 	p->horizon = q->hoprtt;
 	q->link_recip = hbh_ns_recip(p->rate);
 }
@@ -1352,8 +1350,7 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	q->setpoint = HBH_SETPOINT_DEFAULT;
 	q->period = HBH_PERIOD_DEFAULT;
 	q->hoprtt = HBH_HOPRTT_DEFAULT;
-	q->params.alpha = HBH_ALPHA_DEFAULT;
-	q->params.beta = HBH_BETA_DEFAULT;
+	hbh_params_init(&q->params, 0, q->hoprtt);	/* rate 0: not created */
 	q->mode = HBH_MODE_DEFAULT;
 	q->quantum = 2 * psched_mtu(qdisc_dev(sch));
 	q->node = get_random_u32();
