@@ -400,7 +400,7 @@ static inline bool hbh_credit_take(u32 *credit, u32 *floor)
 }
 
 /*
- * A received entry is well formed: reserved zero, a setpoint, a known
+ * A received entry is well formed: key.zero zero, a setpoint, a known
  * family, IPv4 addresses padded with zeros.  The entry lies in the frame
  * as it came (2-byte aligned after an Ethernet header, or worse), so every
  * field is read with an unaligned access.
@@ -408,11 +408,11 @@ static inline bool hbh_credit_take(u32 *credit, u32 *floor)
 static inline bool hbh_entry_ok(const void *entry)
 {
 	const u8 *b = entry;
-	const u8 *sa = b + offsetof(struct hbh_fb_entry, saddr);
-	const u8 *da = b + offsetof(struct hbh_fb_entry, daddr);
-	u8 family = b[offsetof(struct hbh_fb_entry, family)];
+	const u8 *sa = b + offsetof(struct hbh_fb_entry, key.saddr);
+	const u8 *da = b + offsetof(struct hbh_fb_entry, key.daddr);
+	u8 family = b[offsetof(struct hbh_fb_entry, key.family)];
 
-	if (get_unaligned_be16(b + offsetof(struct hbh_fb_entry, reserved)) ||
+	if (get_unaligned_be16(b + offsetof(struct hbh_fb_entry, key.zero)) ||
 	    !get_unaligned_be32(b + offsetof(struct hbh_fb_entry, setpoint)))
 		return false;
 	if (family == HBH_FB_FAMILY_IPV4)

@@ -1001,28 +1001,28 @@ static void test_entry_ok_unaligned(void **state)
 		u64 align;
 		unsigned char b[2 + sizeof(struct hbh_fb_entry) + 8];
 	} buf;
-	struct hbh_fb_entry ok = { .family = HBH_FB_FAMILY_IPV4 };
+	struct hbh_fb_entry ok = { .key.family = HBH_FB_FAMILY_IPV4 };
 	const struct hbh_fb_entry *e = (const void *)(buf.b + 2);
 	unsigned int off;
 
 	(void)state;
-	ok.saddr[0] = htonl(0x0a000001);
-	ok.daddr[0] = htonl(0x0a030002);
+	ok.key.saddr[0] = htonl(0x0a000001);
+	ok.key.daddr[0] = htonl(0x0a030002);
 	ok.setpoint = htonl(30000);
 	for (off = 1; off <= 2; off++) {
 		e = (const void *)(buf.b + off);
 		memcpy(buf.b + off, &ok, sizeof(ok));
 		assert_true(hbh_entry_ok(e));
-		buf.b[off + offsetof(struct hbh_fb_entry, saddr) + 7] = 1;
+		buf.b[off + offsetof(struct hbh_fb_entry, key.saddr) + 7] = 1;
 		assert_false(hbh_entry_ok(e));	/* IPv4 padding not zero */
 		memcpy(buf.b + off, &ok, sizeof(ok));
-		buf.b[off + offsetof(struct hbh_fb_entry, reserved)] = 1;
+		buf.b[off + offsetof(struct hbh_fb_entry, key.zero)] = 1;
 		assert_false(hbh_entry_ok(e));
 		memcpy(buf.b + off, &ok, sizeof(ok));
 		memset(buf.b + off + offsetof(struct hbh_fb_entry, setpoint), 0, 4);
 		assert_false(hbh_entry_ok(e));
 		memcpy(buf.b + off, &ok, sizeof(ok));
-		buf.b[off + offsetof(struct hbh_fb_entry, family)] = 9;
+		buf.b[off + offsetof(struct hbh_fb_entry, key.family)] = 9;
 		assert_false(hbh_entry_ok(e));
 	}
 }

@@ -86,23 +86,13 @@ CONGAVOID_PARAM_UINT(gc_age_ms, gc_age_ms, 100, 600000, GC_AGE_MS_DEFAULT,
 
 enum hbh_where { HBH_IDLE, HBH_ACTIVE, HBH_THROTTLED };
 
-struct hbh_key {
-	__be32 saddr[4];
-	__be32 daddr[4];
-	__be16 sport;
-	__be16 dport;
-	u8 proto;
-	u8 family;
-	u16 zero;
-} __aligned(sizeof(u64));
-
 struct hbh_flow {
 	struct hlist_node hnode;	/* q->hash */
 	struct list_head lru;		/* q->lru, in the order of gc's visits */
 	struct list_head active;	/* q->active while it may send */
 	struct list_head rpt;		/* q->rpt while recently active */
 	struct rb_node rb;		/* q->throttled, by time_next_packet */
-	struct hbh_key key;
+	struct hbh_flow_key key;
 	struct sk_buff *head;
 	struct sk_buff *tail;
 	u32 qlen;
@@ -231,7 +221,7 @@ static bool hbh_controls(const struct hbh_sched_data *q,
 
 /* ---- flow table ---- */
 
-static bool hbh_key_of(const struct sk_buff *skb, struct hbh_key *k)
+static bool hbh_key_of(const struct sk_buff *skb, struct hbh_flow_key *k)
 {
 	struct flow_keys keys;
 
@@ -269,7 +259,7 @@ static u32 hbh_flows_max(const struct hbh_sched_data *q)
 }
 
 static struct hlist_head *hbh_bucket(const struct hbh_sched_data *q,
-				     const struct hbh_key *k)
+				     const struct hbh_flow_key *k)
 {
 	BUILD_BUG_ON(sizeof(*k) % sizeof(u32));
 	return &q->hash[jhash2((const u32 *)k, sizeof(*k) / sizeof(u32),
@@ -277,20 +267,21 @@ static struct hlist_head *hbh_bucket(const struct hbh_sched_data *q,
 }
 
 /* Word by word: an out-of-line memcmp() per candidate costs a call. */
-static bool hbh_key_eq(const struct hbh_key *a, const struct hbh_key *b)
+static bool hbh_key_eq(const struct hbh_flow_key *a,
+		       const struct hbh_flow_key *b)
 {
-	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
-	u64 diff = 0;
+	const u32 *x = (const u32 *)a, *y = (const u32 *)b;
+	u32 diff = 0;
 	unsigned int i;
 
-	BUILD_BUG_ON(sizeof(*a) % sizeof(u64));
-	for (i = 0; i < sizeof(*a) / sizeof(u64); i++)
+	BUILD_BUG_ON(sizeof(*a) % sizeof(u32));
+	for (i = 0; i < sizeof(*a) / sizeof(u32); i++)
 		diff |= x[i] ^ y[i];
 	return !diff;
 }
 
 static struct hbh_flow *hbh_lookup(const struct hbh_sched_data *q,
-				   const struct hbh_key *k)
+				   const struct hbh_flow_key *k)
 {
 	struct hbh_flow *f;
 
@@ -313,7 +304,7 @@ static struct hbh_flow *hbh_classify(struct hbh_sched_data *q,
 				     struct sk_buff *skb, u64 now)
 {
 	struct hbh_flow *f;
-	struct hbh_key k;
+	struct hbh_flow_key k;
 
 	if (q->mode == TC_HBH_MODE_FIFO || !hbh_key_of(skb, &k))
 		return &q->other;
@@ -653,13 +644,7 @@ static void hbh_fill_entry(struct hbh_fb_entry *e, const struct hbh_flow *f,
 			   u32 origin, u32 q_pkts, u32 q_bytes, u32 setpoint,
 			   u64 arrived, u64 departed)
 {
-	memcpy(e->saddr, f->key.saddr, sizeof(e->saddr));
-	memcpy(e->daddr, f->key.daddr, sizeof(e->daddr));
-	e->sport = f->key.sport;
-	e->dport = f->key.dport;
-	e->proto = f->key.proto;
-	e->family = f->key.family;
-	e->reserved = 0;
+	e->key = f->key;		/* key.zero is zero in the table */
 	e->q_pkts = htonl(q_pkts);
 	e->q_bytes = htonl(q_bytes);
 	e->setpoint = htonl(setpoint);
@@ -833,9 +818,9 @@ static void hbh_upstream_mac(struct net *net, struct net_device *dev,
 	struct neighbour *n = NULL;
 
 	memcpy(mac, dev->broadcast, ETH_ALEN);
-	if (e->family == HBH_FB_FAMILY_IPV4) {
+	if (e->key.family == HBH_FB_FAMILY_IPV4) {
 		struct flowi4 fl4 = {
-			.daddr		= e->saddr[0],
+			.daddr		= e->key.saddr[0],
 			.flowi4_oif	= dev->ifindex,
 		};
 		struct rtable *rt = ip_route_output_key(net, &fl4);
@@ -843,7 +828,7 @@ static void hbh_upstream_mac(struct net *net, struct net_device *dev,
 		if (IS_ERR(rt))
 			return;
 		if (rt->dst.dev == dev) {
-			__be32 nh = rt_nexthop(rt, e->saddr[0]);
+			__be32 nh = rt_nexthop(rt, e->key.saddr[0]);
 
 			n = __ipv4_neigh_lookup_noref(dev, (__force u32)nh);
 		}
@@ -851,11 +836,11 @@ static void hbh_upstream_mac(struct net *net, struct net_device *dev,
 		ip_rt_put(rt);
 	}
 #if IS_BUILTIN(CONFIG_IPV6)
-	else if (e->family == HBH_FB_FAMILY_IPV6) {
+	else if (e->key.family == HBH_FB_FAMILY_IPV6) {
 		struct flowi6 fl6 = { .flowi6_oif = dev->ifindex };
 		struct dst_entry *dst;
 
-		memcpy(&fl6.daddr, e->saddr, sizeof(fl6.daddr));
+		memcpy(&fl6.daddr, e->key.saddr, sizeof(fl6.daddr));
 		dst = ip6_route_output(net, NULL, &fl6);
 		if (!dst->error && dst->dev == dev) {
 			const struct in6_addr *nh;
@@ -903,9 +888,9 @@ static void hbh_send_reports(struct Qdisc *sch, unsigned int cnt, u64 now)
 		}
 		/* consecutive entries of one source share a lookup */
 		if (i && q->fb_ifindex[i - 1] == ifindex &&
-		    q->fb_buf[i - 1].family == q->fb_buf[i].family &&
-		    !memcmp(q->fb_buf[i - 1].saddr, q->fb_buf[i].saddr,
-			    sizeof(q->fb_buf[i].saddr)))
+		    q->fb_buf[i - 1].key.family == q->fb_buf[i].key.family &&
+		    !memcmp(q->fb_buf[i - 1].key.saddr, q->fb_buf[i].key.saddr,
+			    sizeof(q->fb_buf[i].key.saddr)))
 			memcpy(q->fb_mac[i], q->fb_mac[i - 1], ETH_ALEN);
 		else
 			hbh_upstream_mac(net, dev, &q->fb_buf[i], q->fb_mac[i]);
@@ -1073,15 +1058,10 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 		goto reject;
 	}
 	for (i = 0, applied = 0; i < n; i++) {
-		struct hbh_key k = {};
+		struct hbh_flow_key k;
 		struct hbh_flow *f;
 
-		memcpy(k.saddr, e[i].saddr, sizeof(k.saddr));
-		memcpy(k.daddr, e[i].daddr, sizeof(k.daddr));
-		k.sport = get_unaligned(&e[i].sport);
-		k.dport = get_unaligned(&e[i].dport);
-		k.proto = e[i].proto;
-		k.family = e[i].family;
+		memcpy(&k, &e[i].key, sizeof(k));	/* may be unaligned */
 		f = hbh_lookup(q, &k);
 		if (!f) {
 			q->fb_entries_ignored++;
@@ -1503,10 +1483,7 @@ static void hbh_flow_state(const struct hbh_sched_data *q,
 	};
 
 	*st = (struct tc_hbh_flow_xstats){
-		.sport		= f->key.sport,
-		.dport		= f->key.dport,
-		.proto		= f->key.proto,
-		.family		= f->key.family,
+		.key		= f->key,
 		.state		= hbh_controls(q, f) ? state[f->ctl.state] :
 				  TC_HBH_FLOW_RELAY,
 		.qlen		= f->qlen,
@@ -1520,8 +1497,6 @@ static void hbh_flow_state(const struct hbh_sched_data *q,
 		.departed	= f->departed,
 		.fb_age		= f->last_fb ? now - f->last_fb : U64_MAX,
 	};
-	memcpy(st->saddr, f->key.saddr, sizeof(st->saddr));
-	memcpy(st->daddr, f->key.daddr, sizeof(st->daddr));
 }
 
 static struct Qdisc *hbh_leaf(struct Qdisc *sch, unsigned long cl)

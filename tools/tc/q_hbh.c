@@ -354,17 +354,17 @@ static void hbh_print_flow(const struct tc_hbh_flow_xstats *st)
 		[TC_HBH_FLOW_CONTROLLED]	= "controlled",
 		[TC_HBH_FLOW_RELAY]		= "relay",
 	};
-	int af = st->family == HBH_FB_FAMILY_IPV6 ? AF_INET6 : AF_INET;
+	int af = st->key.family == HBH_FB_FAMILY_IPV6 ? AF_INET6 : AF_INET;
 	char sa[INET6_ADDRSTRLEN], da[INET6_ADDRSTRLEN];
 	SPRINT_BUF(b1);
 
-	inet_ntop(af, st->saddr, sa, sizeof(sa));
-	inet_ntop(af, st->daddr, da, sizeof(da));
+	inet_ntop(af, st->key.saddr, sa, sizeof(sa));
+	inet_ntop(af, st->key.daddr, da, sizeof(da));
 	print_string(PRINT_ANY, "saddr", " flow %s", sa);
-	print_uint(PRINT_ANY, "sport", ":%u", ntohs(st->sport));
+	print_uint(PRINT_ANY, "sport", ":%u", ntohs(st->key.sport));
 	print_string(PRINT_ANY, "daddr", " > %s", da);
-	print_uint(PRINT_ANY, "dport", ":%u", ntohs(st->dport));
-	print_uint(PRINT_ANY, "proto", " proto %u", st->proto);
+	print_uint(PRINT_ANY, "dport", ":%u", ntohs(st->key.dport));
+	print_uint(PRINT_ANY, "proto", " proto %u", st->key.proto);
 	if (st->state < ARRAY_SIZE(states))
 		print_string(PRINT_ANY, "state", " %s", states[st->state]);
 	else

@@ -94,22 +94,30 @@ enum tc_hbh_flow_state {
 };
 
 /*
- * Always longer than struct tc_hbh_xstats: tc hands both to the plugin's
- * print_xstats, which tells them apart by size.
+ * A flow's identity, the same in the qdisc's table, its per-flow statistics
+ * and the feedback entries on the wire: 40 bytes, no implicit padding.
  */
-struct tc_hbh_flow_xstats {
+struct hbh_flow_key {
 	__be32 saddr[4];	/* IPv4: saddr[0] only, rest zero */
 	__be32 daddr[4];
 	__be16 sport;
 	__be16 dport;
 	__u8 proto;
 	__u8 family;		/* HBH_FB_FAMILY_* */
-	__u8 state;		/* enum tc_hbh_flow_state */
-	__u8 pad;
+	__u16 zero;		/* zero */
+};
+
+/*
+ * Always longer than struct tc_hbh_xstats: tc hands both to the plugin's
+ * print_xstats, which tells them apart by size.
+ */
+struct tc_hbh_flow_xstats {
+	struct hbh_flow_key key;
 	__u32 qlen;		/* packets queued */
 	__u32 backlog;		/* bytes queued */
 	__s32 up_ifindex;	/* interface the flow arrives on, 0: local */
-	__u32 pad2;
+	__u8 state;		/* enum tc_hbh_flow_state */
+	__u8 pad[3];
 	__u64 rate;		/* lambda, bytes/s */
 	__u64 mhat;		/* m^: next hop's service rate, bytes/s */
 	__s64 xhat;		/* predicted occupancy at the next hop, bytes */
@@ -145,13 +153,7 @@ struct hbh_fb_hdr {
 #define HBH_FB_FAMILY_IPV6	6
 
 struct hbh_fb_entry {
-	__be32 saddr[4];	/* IPv4: saddr[0] only, rest zero */
-	__be32 daddr[4];
-	__be16 sport;
-	__be16 dport;
-	__u8 proto;
-	__u8 family;		/* HBH_FB_FAMILY_* */
-	__be16 reserved;	/* zero */
+	struct hbh_flow_key key;	/* key.zero must be zero */
 	__be32 q_pkts;		/* packets of the flow queued at the sender */
 	__be32 q_bytes;
 	__be32 setpoint;	/* x* for this flow at the sender, bytes */
