@@ -13,7 +13,7 @@ from unittest import mock
 from congavoid_exp import meta, pages, report
 from .test_report import _results
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+BENCH = Path(__file__).resolve().parents[3] / "selftests" / "bench"
 
 
 class Pages(unittest.TestCase):

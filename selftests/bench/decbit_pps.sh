@@ -5,7 +5,7 @@
 # router namespace with "decbit" as the root qdisc of its egress, against
 # "pfifo", alternated ROUNDS times in the same boot.  Run it in the VM:
 #
-#   tools/vm 6.12 -- tools/bench/decbit_pps.sh [ROUNDS] [SECONDS]
+#   tools/vm 6.12 -- selftests/bench/decbit_pps.sh [ROUNDS] [SECONDS]
 #
 # DECBIT_OPTS adds options to the decbit arm, e.g. "pool 1 pool_limit
 # 100000" to measure admission through a shared buffer pool.
@@ -21,11 +21,11 @@
 # (tools/vm --cpus 1) is the least noisy.
 #
 # Writes results/bench/decbit_pps-<kernel>.json, prints a table and writes
-# the results page docs/results/decbit_pps-<kernel>.md (tools/bench/benchstat.py).
+# the results page docs/results/decbit_pps-<kernel>.md (selftests/bench/benchstat.py).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
-bench_cmd="tools/bench/decbit_pps.sh $*"
+bench_cmd="selftests/bench/decbit_pps.sh $*"
 rounds=${1:-8}
 secs=${2:-4}
 krel=$(uname -r)
@@ -37,7 +37,7 @@ modprobe pktgen || { echo "# pktgen is not available" >&2; exit 4; }
 dumbbell 1 >/dev/null || exit 1
 ip netns exec "$R1" tc qdisc add dev rb0 root pfifo limit 1000
 
-. "$top/tools/bench/lib_pktgen.sh"
+. "$top/selftests/bench/lib_pktgen.sh"
 rmac=$(ip -n "$R1" -br link show rs1 | awk '{ print $3 }')
 pktgen_start "$S1" eth0 10.9.0.2 "$rmac" 1 1 || exit 1
 
@@ -52,26 +52,14 @@ run() {	# run QDISC ARGS...: packets per second the new root qdisc of rb0 sends
 # average and cycles are made of them), so it never bypasses.  bfifo with
 # a byte limit below the MTU runs the same FIFO code without the bypass;
 # it separates the cost of the qdisc path from that of the algorithm.
-arms=("pfifo limit 1000" "bfifo limit 1000" "decbit limit 1000 ${DECBIT_OPTS:-}")
-declare -a pps_0 pps_1 pps_2
-for i in $(seq 1 "$rounds"); do
-	line="# round $i:"
-	for k in 0 1 2; do
-		a=$(((k + i) % 3))
-		read -ra spec <<<"${arms[$a]}"
-		v=$(run "${spec[@]}") || exit 1
-		eval "pps_$a+=($v)"
-		line="$line ${spec[0]} $v"
-	done
-	echo "$line pps" >&2
-done
+res=$(rotate_rounds "$rounds" "pfifo pfifo limit 1000" "bfifo bfifo limit 1000" \
+	"decbit decbit limit 1000 ${DECBIT_OPTS:-}") || exit 1
 pktgen_stop
 cleanup
 trap - EXIT
 rmmod pktgen 2>/dev/null
 
-printf 'pfifo %s\nbfifo %s\ndecbit %s\n' "${pps_0[*]}" "${pps_1[*]}" "${pps_2[*]}" |
-	BENCH_CMD=$bench_cmd python3 "$top/tools/bench/benchstat.py" pps \
+printf '%s\n' "$res" | BENCH_CMD=$bench_cmd python3 "$top/selftests/bench/benchstat.py" pps \
 	decbit_pps "Per-packet cost of decbit as a router's root qdisc (veth)" \
 	"$out/decbit_pps-$krel.json" \
 	--load "pktgen, 60-byte frames through a veth router; $secs s per arm and round" \

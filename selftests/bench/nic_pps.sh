@@ -6,7 +6,7 @@
 # ratios within one boot: decbit against pfifo, hbh against fq with 1 000
 # and with 10 000 flows.  Run it in a VM with the NICs:
 #
-#   tools/vm --nics 2 --cpus 1 6.12 -- tools/bench/nic_pps.sh [ROUNDS] [SECONDS]
+#   tools/vm --nics 2 --cpus 1 6.12 -- selftests/bench/nic_pps.sh [ROUNDS] [SECONDS]
 #
 # pktgen on h0 sends 60-byte UDP frames as fast as it can, from FLOWS
 # source ports at random; each round replaces r's root qdisc on its egress
@@ -17,11 +17,11 @@
 # not its shaper.
 #
 # Writes results/bench/nic_pps-<kernel>.json, prints a table and writes
-# the results page docs/results/nic_pps-<kernel>.md (tools/bench/benchstat.py).
+# the results page docs/results/nic_pps-<kernel>.md (selftests/bench/benchstat.py).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
-bench_cmd="tools/bench/nic_pps.sh $*"
+bench_cmd="selftests/bench/nic_pps.sh $*"
 rounds=${1:-30}
 secs=${2:-2}
 krel=$(uname -r)
@@ -34,7 +34,7 @@ done
 modprobe pktgen || { echo "# pktgen is not available" >&2; exit 4; }
 nic_router >/dev/null || exit 1
 
-. "$top/tools/bench/lib_pktgen.sh"
+. "$top/selftests/bench/lib_pktgen.sh"
 rmac=$(ip -n "$R" -br link show nic0 | awk '{ print $3 }')
 run() {	# run QDISC ARGS...: packets per second the new root qdisc sends
 	tc -n "$R" qdisc del dev nic1 root 2>/dev/null
@@ -57,38 +57,26 @@ wedged() {
 	exit 1
 }
 
-# pass FLOWS ARM...: ROUNDS rounds over the arms, one "name v1 v2 ..." line per arm
+# pass FLOWS "NAME QDISC ARGS"...: the arms' rounds with FLOWS flows
 pass() {
-	local flows=$1 i k a n v
+	local flows=$1 a n rest
 	shift
-	local -a arms=("$@") vals=()
-	n=${#arms[@]}
+	local -a arms=()
+	for a in "$@"; do
+		read -r n rest <<<"$a"
+		arms+=("$n@$flows $rest")
+	done
 	pktgen_start "$H0" nic0 10.51.0.2 "$rmac" 1 "$flows" || exit 1
-	for i in $(seq 1 "$rounds"); do
-		local line="# $flows flows, round $i:"
-		for k in $(seq 0 $((n - 1))); do
-			a=$(((k + i) % n))
-			read -ra spec <<<"${arms[$a]}"
-			v=$(run "${spec[@]}") || exit 1
-			[ "$v" -gt 0 ] || wedged "${spec[@]}"
-			vals[a]="${vals[a]:-} $v"
-			line="$line ${spec[0]} $v"
-		done
-		echo "$line pps" >&2
-	done
+	rotate_rounds "$rounds" "${arms[@]}" || exit 1
 	pktgen_stop
-	for k in $(seq 0 $((n - 1))); do
-		read -ra spec <<<"${arms[$k]}"
-		echo "${spec[0]}@$flows${vals[k]}"
-	done
 }
-res=$( (pass 1000 "pfifo limit 1000" "decbit limit 1000" "fq" "hbh rate 10gbit";
-	pass 10000 "fq" "hbh rate 10gbit") ) || exit 1
+res=$( (pass 1000 "pfifo pfifo limit 1000" "decbit decbit limit 1000" "fq fq" \
+	"hbh hbh rate 10gbit"; pass 10000 "fq fq" "hbh hbh rate 10gbit") ) || exit 1
 cleanup
 trap - EXIT
 rmmod pktgen 2>/dev/null
 
-printf '%s\n' "$res" | BENCH_CMD=$bench_cmd python3 "$top/tools/bench/benchstat.py" pps \
+printf '%s\n' "$res" | BENCH_CMD=$bench_cmd python3 "$top/selftests/bench/benchstat.py" pps \
 	nic_pps "Per-packet cost of decbit and hbh between real NICs" \
 	"$out/nic_pps-$krel.json" \
 	--load "pktgen on h0, 60-byte UDP from 1 000 or 10 000 random source ports, through a router between virtio-net NICs (4 queue pairs, GRO on); $secs s per arm and round; hbh at a rate far above what the router forwards" \

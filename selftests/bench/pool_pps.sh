@@ -8,7 +8,7 @@
 # without a pool and against pfifo, as ratios within one boot.  Run it in
 # a VM with two vCPUs and the NICs:
 #
-#   tools/vm --nics 2 --cpus 2 6.12 -- tools/bench/pool_pps.sh [ROUNDS] [SECONDS] [append]
+#   tools/vm --nics 2 --cpus 2 6.12 -- selftests/bench/pool_pps.sh [ROUNDS] [SECONDS] [append]
 #
 # With "append" the rounds are added to those already in the JSON file,
 # so that a long series can be taken in several boots (a guest under TCG
@@ -30,7 +30,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
-bench_cmd="${DECBIT_KO:+env DECBIT_KO=$DECBIT_KO }${POOL_TAG:+env POOL_TAG=$POOL_TAG }tools/bench/pool_pps.sh $*"
+bench_cmd="${DECBIT_KO:+env DECBIT_KO=$DECBIT_KO }${POOL_TAG:+env POOL_TAG=$POOL_TAG }selftests/bench/pool_pps.sh $*"
 rounds=${1:-20}
 secs=${2:-2}
 append=${3:-}
@@ -46,7 +46,7 @@ nic_router >/dev/null || exit 1
 ncpu=$(nproc)
 [ "$ncpu" -ge 2 ] || echo "# warning: $ncpu vCPU: nothing contends (tools/vm --cpus 2)" >&2
 
-. "$top/tools/bench/lib_pktgen.sh"
+. "$top/selftests/bench/lib_pktgen.sh"
 rmac=$(ip -n "$R" -br link show nic0 | awk '{ print $3 }')
 ntxq=$(ip netns exec "$R" sh -c 'ls -d /sys/class/net/nic1/queues/tx-*' | wc -l)
 # arm ARGS...: mq on nic1, ARGS as the qdisc of every tx queue
@@ -63,33 +63,20 @@ run() {	# run ARGS...: packets per second r's egress sends with that arm
 	qdisc_pps "$R" nic1 "$secs"
 }
 
-arms=("pfifo limit 1000" "decbit limit 1000" "decbit limit 1000 pool 1 pool_limit 100000")
-names=(pfifo decbit pooled)
-declare -a vals
+wedged() {	# (see nic_pps.sh): the run is void
+	echo "# no packet forwarded with: $*" >&2
+	tc -n "$R" -s qdisc show dev nic1 | sed 's/^/#   /' >&2
+	exit 1
+}
 pktgen_start "$H0" nic0 10.51.0.2 "$rmac" $((ncpu > 1 ? 2 : 1)) 1000 || exit 1
-for i in $(seq 1 "$rounds"); do
-	line="# round $i:"
-	for k in 0 1 2; do
-		a=$(((k + i) % 3))
-		read -ra spec <<<"${arms[$a]}"
-		v=$(run "${spec[@]}") || exit 1
-		if [ "$v" -le 0 ]; then	# a wedge (see nic_pps.sh): the run is void
-			echo "# no packet forwarded with: ${spec[*]}" >&2
-			tc -n "$R" -s qdisc show dev nic1 | sed 's/^/#   /' >&2
-			exit 1
-		fi
-		vals[a]="${vals[a]:-} $v"
-		line="$line ${names[a]} $v"
-	done
-	echo "$line pps" >&2
-done
+res=$(rotate_rounds "$rounds" "pfifo pfifo limit 1000" "decbit decbit limit 1000" \
+	"pooled decbit limit 1000 pool 1 pool_limit 100000") || exit 1
 pktgen_stop
 cleanup
 trap - EXIT
 rmmod pktgen 2>/dev/null
 
-printf 'pfifo %s\ndecbit %s\npooled %s\n' "${vals[0]}" "${vals[1]}" "${vals[2]}" |
-	BENCH_CMD=$bench_cmd python3 "$top/tools/bench/benchstat.py" pps \
+printf '%s\n' "$res" | BENCH_CMD=$bench_cmd python3 "$top/selftests/bench/benchstat.py" pps \
 	"pool_pps${POOL_TAG:-}" "Cost of a shared decbit pool under contention${POOL_TAG:+ ($POOL_TAG)}" \
 	"$out/pool_pps-$krel${POOL_TAG:-}.json" ${append:+--append} \
 	--load "2 pktgen threads, 60-byte UDP from 1 000 source ports, through a router whose virtio-net egress has mq with one decbit per tx queue ($ntxq), $ncpu vCPUs; $secs s per arm and round" \

@@ -50,3 +50,38 @@ qdisc_pps() {
 	t1=$(date +%s%N); p1=$(qdisc_stat "$1" "$2" packets)
 	echo $(((p1 - p0) * 1000000000 / (t1 - t0)))
 }
+
+# wedged QDISC ARGS...: an arm forwarded nothing; the run is void (a
+# script may redefine it to print more of the router's state)
+wedged() {
+	echo "# no packet forwarded with: $*" >&2
+	exit 1
+}
+
+# rotate_rounds ROUNDS "NAME QDISC ARGS..."...: ROUNDS rounds, each of
+# which installs every arm once through the caller's run QDISC ARGS...
+# (which prints packets per second), in an order that rotates every round
+# so that a drift of the host's speed reaches every arm alike.  Prints a
+# line per round on stderr, then "NAME pps1 pps2 ..." per arm on stdout.
+rotate_rounds() {
+	local rounds=$1 i k a n v line
+	shift
+	local -a arms=("$@") vals=() spec
+	n=${#arms[@]}
+	for ((i = 1; i <= rounds; i++)); do
+		line="# round $i:"
+		for ((k = 0; k < n; k++)); do
+			a=$(((k + i) % n))
+			read -ra spec <<<"${arms[a]}"
+			v=$(run "${spec[@]:1}") || return 1
+			[ "$v" -gt 0 ] || wedged "${spec[@]:1}" || return 1
+			vals[a]="${vals[a]:-} $v"
+			line="$line ${spec[0]} $v"
+		done
+		echo "$line pps" >&2
+	done
+	for ((k = 0; k < n; k++)); do
+		read -ra spec <<<"${arms[k]}"
+		echo "${spec[0]}${vals[k]}"
+	done
+}

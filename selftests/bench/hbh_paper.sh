@@ -17,7 +17,7 @@
 #   (200, 400): throughput, loss at the bottleneck (Loss1) and before it
 #   (Loss2).
 #
-# Run it in the VM:   tools/vm 6.12 -- tools/bench/hbh_paper.sh
+# Run it in the VM:   tools/vm 6.12 -- selftests/bench/hbh_paper.sh
 # Writes results/bench/hbh_paper-<kernel>.json and .md, prints the table and
 # writes the results page docs/results/hbh_paper-<kernel>.md.
 set -u
@@ -238,6 +238,6 @@ json.dump({"kernel": krel, "hoprtt": hoprtt, "e2ertt": e2ertt,
 open(base + ".md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 EOF
-BENCH_CMD="tools/bench/hbh_paper.sh $*" python3 "$top/tools/bench/benchstat.py" page \
+BENCH_CMD="selftests/bench/hbh_paper.sh $*" python3 "$top/selftests/bench/benchstat.py" page \
 	hbh_paper "sch_hbh against Mishra & Kanakia: Config 1 and Table 1" \
 	"$out/hbh_paper-$krel.md"
