@@ -1061,7 +1061,9 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 		struct hbh_flow_key k;
 		struct hbh_flow *f;
 
-		memcpy(&k, &e[i].key, sizeof(k));	/* may be unaligned */
+		/* from a byte pointer: the entry may be only 2-byte aligned */
+		memcpy(&k, (const u8 *)e + i * sizeof(*e) +
+		       offsetof(struct hbh_fb_entry, key), sizeof(k));
 		f = hbh_lookup(q, &k);
 		if (!f) {
 			q->fb_entries_ignored++;

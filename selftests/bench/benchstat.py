@@ -20,6 +20,7 @@ from the environment (the script and its arguments)."""
 import argparse
 import json
 import os
+import shlex
 import statistics
 import sys
 from pathlib import Path
@@ -59,7 +60,8 @@ def read_arms(text):
 
 
 def command():
-    return pages.command(os.environ.get("BENCH_CMD", "").split() or None)
+    """BENCH_CMD: the benchmark's command line, shell-quoted."""
+    return pages.command(shlex.split(os.environ.get("BENCH_CMD", "")) or None)
 
 
 def pps_main(a):

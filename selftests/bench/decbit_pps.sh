@@ -25,7 +25,8 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
-bench_cmd="selftests/bench/decbit_pps.sh $*"
+bench_cmd=$( { [ -z "${DECBIT_OPTS:-}" ] || printf 'env %q ' "DECBIT_OPTS=$DECBIT_OPTS"
+	     printf '%q ' selftests/bench/decbit_pps.sh "$@"; } )
 rounds=${1:-8}
 secs=${2:-4}
 krel=$(uname -r)
@@ -62,6 +63,6 @@ rmmod pktgen 2>/dev/null
 printf '%s\n' "$res" | BENCH_CMD=$bench_cmd python3 "$top/selftests/bench/benchstat.py" pps \
 	decbit_pps "Per-packet cost of decbit as a router's root qdisc (veth)" \
 	"$out/decbit_pps-$krel.json" \
-	--load "pktgen, 60-byte frames through a veth router; $secs s per arm and round" \
+	--load "pktgen, 60-byte frames through a veth router; $secs s per arm and round${DECBIT_OPTS:+; decbit options: $DECBIT_OPTS}" \
 	--ratio "decbit/pfifo=decbit/pfifo" --ratio "decbit/bfifo=decbit/bfifo" \
 	--ratio "bfifo/pfifo=bfifo/pfifo"

@@ -122,7 +122,7 @@ for sb in "10 20" "50 100" "200 400"; do
 	done
 done
 
-python3 - "$raw" "$out/hbh_paper-$krel" "$krel" "$HOPRTT" "$E2ERTT" "$C" <<'EOF'
+python3 - "$raw" "$out/hbh_paper-$krel" "$krel" "$HOPRTT" "$E2ERTT" "$C" <<'EOF' || exit 1
 import json, os, sys
 
 raw, base, krel, hoprtt, e2ertt, c = sys.argv[1:7]
@@ -238,6 +238,6 @@ json.dump({"kernel": krel, "hoprtt": hoprtt, "e2ertt": e2ertt,
 open(base + ".md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 EOF
-BENCH_CMD="selftests/bench/hbh_paper.sh $*" python3 "$top/selftests/bench/benchstat.py" page \
+BENCH_CMD=$(printf '%q ' selftests/bench/hbh_paper.sh "$@") python3 "$top/selftests/bench/benchstat.py" page \
 	hbh_paper "sch_hbh against Mishra & Kanakia: Config 1 and Table 1" \
 	"$out/hbh_paper-$krel.md"

@@ -68,6 +68,7 @@ rotate_rounds() {
 	shift
 	local -a arms=("$@") vals=() spec
 	n=${#arms[@]}
+	[ "$rounds" -gt 0 ] || { echo "# rotate_rounds: no rounds" >&2; return 1; }
 	for ((i = 1; i <= rounds; i++)); do
 		line="# round $i:"
 		for ((k = 0; k < n; k++)); do

@@ -21,7 +21,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
-bench_cmd="selftests/bench/nic_pps.sh $*"
+bench_cmd=$(printf '%q ' selftests/bench/nic_pps.sh "$@")
 rounds=${1:-30}
 secs=${2:-2}
 krel=$(uname -r)

@@ -30,7 +30,9 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
-bench_cmd="${DECBIT_KO:+env DECBIT_KO=$DECBIT_KO }${POOL_TAG:+env POOL_TAG=$POOL_TAG }selftests/bench/pool_pps.sh $*"
+bench_cmd=$( { [ -z "${DECBIT_KO:-}" ] || printf 'env %q ' "DECBIT_KO=$DECBIT_KO"
+	     [ -z "${POOL_TAG:-}" ] || printf 'env %q ' "POOL_TAG=$POOL_TAG"
+	     printf '%q ' selftests/bench/pool_pps.sh "$@"; } )
 rounds=${1:-20}
 secs=${2:-2}
 append=${3:-}

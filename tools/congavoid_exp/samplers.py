@@ -124,12 +124,14 @@ class Sampler(threading.Thread):
 
     def stop(self, final=()):
         """Stop sampling and close the probes; returns one last poll of
-        the probes in FINAL."""
+        the probes in FINAL, which, unlike the samples, must not fail (it
+        gives the counters the run ends with)."""
         self.stop_ev.set()
         if self.is_alive():
             self.join()
         try:
-            return [s for p in final for s in self._poll(p)]
+            t = round(time.monotonic() - self.t0, 4)
+            return [s for p in final for s in p.poll(self.seq + 1, t)]
         finally:
             for p in self.probes:
                 p.close()
