@@ -121,7 +121,8 @@ def run_once(sc, arm, rep, outdir, log):
         with open(outdir / "samples.jsonl", "w", encoding="utf-8") as fh:
             for s in sampler.samples:
                 fh.write(json.dumps(s) + "\n")
-        record["after"] = meta.testbed(bed.ns, bed.prefix, tc_env())
+        record["after"] = meta.testbed(bed.ns, bed.prefix, tc_env(),
+                                         full=False)
     finally:
         for p in procs:
             if p.poll() is None:
@@ -247,7 +248,8 @@ def _run_graph(sc, arm, rep, outdir, log):
                 fh.write(json.dumps(s) + "\n")
         with open(outdir / "final.json", "w", encoding="utf-8") as fh:
             json.dump(final, fh)
-        record["after"] = meta.testbed(bed.ns, bed.prefix, tc_env())
+        record["after"] = meta.testbed(bed.ns, bed.prefix, tc_env(),
+                                         full=False)
     finally:
         if gen is not None and gen.poll() is None:
             gen.kill()
