@@ -21,6 +21,7 @@
 # Writes results/bench/hbh_paper-<kernel>.json and .md, prints the table and
 # writes the results page docs/results/hbh_paper-<kernel>.md.
 set -u
+bench_cmd=$(printf '%q ' selftests/bench/hbh_paper.sh "$@")	# before any "set --"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
 krel=$(uname -r)
@@ -238,6 +239,6 @@ json.dump({"kernel": krel, "hoprtt": hoprtt, "e2ertt": e2ertt,
 open(base + ".md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 EOF
-BENCH_CMD=$(printf '%q ' selftests/bench/hbh_paper.sh "$@") python3 "$top/selftests/bench/benchstat.py" page \
+BENCH_CMD=$bench_cmd python3 "$top/selftests/bench/benchstat.py" page \
 	hbh_paper "sch_hbh against Mishra & Kanakia: Config 1 and Table 1" \
 	"$out/hbh_paper-$krel.md"
