@@ -56,9 +56,7 @@ run() {	# run QDISC ARGS...: packets per second the new root qdisc of rb0 sends
 res=$(rotate_rounds "$rounds" "pfifo pfifo limit 1000" "bfifo bfifo limit 1000" \
 	"decbit decbit limit 1000 ${DECBIT_OPTS:-}") || exit 1
 pktgen_stop
-cleanup
-trap - EXIT
-rmmod pktgen 2>/dev/null
+pktgen_done
 
 printf '%s\n' "$res" | BENCH_CMD=$bench_cmd python3 "$top/selftests/bench/benchstat.py" pps \
 	decbit_pps "Per-packet cost of decbit as a router's root qdisc (veth)" \

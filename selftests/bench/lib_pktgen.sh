@@ -86,3 +86,10 @@ rotate_rounds() {
 		echo "${spec[0]}${vals[k]}"
 	done
 }
+
+# pktgen_done: the run's namespaces and pktgen go (after pktgen_stop)
+pktgen_done() {
+	cleanup
+	trap - EXIT
+	rmmod pktgen 2>/dev/null
+}

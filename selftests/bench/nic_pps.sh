@@ -72,9 +72,7 @@ pass() {
 }
 res=$( (pass 1000 "pfifo pfifo limit 1000" "decbit decbit limit 1000" "fq fq" \
 	"hbh hbh rate 10gbit"; pass 10000 "fq fq" "hbh hbh rate 10gbit") ) || exit 1
-cleanup
-trap - EXIT
-rmmod pktgen 2>/dev/null
+pktgen_done
 
 printf '%s\n' "$res" | BENCH_CMD=$bench_cmd python3 "$top/selftests/bench/benchstat.py" pps \
 	nic_pps "Per-packet cost of decbit and hbh between real NICs" \

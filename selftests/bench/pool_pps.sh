@@ -74,9 +74,7 @@ pktgen_start "$H0" nic0 10.51.0.2 "$rmac" $((ncpu > 1 ? 2 : 1)) 1000 || exit 1
 res=$(rotate_rounds "$rounds" "pfifo pfifo limit 1000" "decbit decbit limit 1000" \
 	"pooled decbit limit 1000 pool 1 pool_limit 100000") || exit 1
 pktgen_stop
-cleanup
-trap - EXIT
-rmmod pktgen 2>/dev/null
+pktgen_done
 
 printf '%s\n' "$res" | BENCH_CMD=$bench_cmd python3 "$top/selftests/bench/benchstat.py" pps \
 	"pool_pps${POOL_TAG:-}" "Cost of a shared decbit pool under contention${POOL_TAG:+ ($POOL_TAG)}" \
