@@ -28,6 +28,9 @@ ktap_header() {
 
 ktap_result() {	# ktap_result pass|fail|skip "description" [reason]
 	KTAP_CNT=$((KTAP_CNT + 1))
+	# SELFTEST_TIMES=1: the seconds since the script started, before
+	# each result (where a test spends its time)
+	[ -z "${SELFTEST_TIMES:-}" ] || echo "# at ${SECONDS}s"
 	case $1 in
 	pass) echo "ok $KTAP_CNT $2"; KTAP_PASS=$((KTAP_PASS + 1)) ;;
 	fail) echo "not ok $KTAP_CNT $2${3:+ # $3}"; KTAP_FAIL=$((KTAP_FAIL + 1)) ;;

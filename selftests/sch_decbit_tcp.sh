@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # sch_decbit with ECN TCP senders: two flows over a "decbit rate 10mbit"
-# bottleneck with a 20 ms RTT, at thresholds 1 and 2, first with the
-# paper's own source (tcp_decbit on both ends), then with dctcp: ECN is
+# bottleneck with a 20 ms RTT: the paper's own source (tcp_decbit on both
+# ends) at thresholds 1 and 2, then dctcp at threshold 1: ECN is
 # negotiated, the queue stays short and nothing is dropped.
 #
 # tcp_decbit at C = 2 keeps the link >= 90 % busy (asserted on a guest with
@@ -14,8 +14,8 @@
 # DCTCP is not the source DECbit's marking was designed for: at full
 # utilisation the link never idles, so the cycle average stays >= 1 and
 # every packet is marked; DCTCP then cuts by up to half every RTT.  It ends
-# near 45 % utilisation (measured: 0.43 at C = 1, 0.49 at C = 2), which is
-# logged, with only a floor (0.20) asserted against stalls.  The >= 90 % target
+# near half utilisation at C = 1 (measured 0.49-0.50; 0.84 at C = 2), which
+# is logged, with only a floor (0.20) asserted against stalls.  The >= 90 % target
 # belongs to the paper's own source (tcp_decbit).
 #
 # s1, s2 - r1 =[rb0: decbit rate 10mbit]=> r2 =[r2d0: netem 20ms]=> d
@@ -25,7 +25,7 @@
 require_cmd tc iperf3 jq ethtool
 require_module sch_decbit tcp_decbit tcp_dctcp sch_netem
 
-ktap_header 17
+ktap_header 13
 
 # The same CC on both ends: a listener takes the namespace's default when
 # it is created, and one whose CC does not ask for ECN refuses an ECT SYN.
@@ -51,7 +51,8 @@ for port in 5211 5212; do
 done
 busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5212 "'
 
-secs=26
+# the measurement ends 18.5-19.7 s after the start (two one-vCPU guests)
+secs=23
 # run_pair CC PORT THRESHOLD: two CC flows (to PORT and PORT + 1) through
 # "decbit rate 10mbit threshold THRESHOLD"; sets util, qmean, drops,
 # marked, rtx
@@ -100,11 +101,11 @@ for c in 1 2; do
 done
 check "decbit_no_reno_fallback" test "$(decbit_fallbacks)" = "$fb0"
 
-for c in 1 2; do
-	run_pair dctcp 5201 "$c"
-	check "dctcp_threshold_${c}_no_drops" test "$drops" = 0
-	check "dctcp_threshold_${c}_ecn_marks_seen" test "$marked" -gt 100
-	check "dctcp_threshold_${c}_mean_queue_le_3" fcmp "$qmean" '<=' 3
-	check "dctcp_threshold_${c}_no_stall (util $util >= 0.20)" fcmp "$util" '>=' 0.20
-done
+# (DCTCP at the paper's threshold only: the same checks at threshold 2
+# cost half a minute of make check and measured 0.84-0.85)
+run_pair dctcp 5201 1
+check "dctcp_threshold_1_no_drops" test "$drops" = 0
+check "dctcp_threshold_1_ecn_marks_seen" test "$marked" -gt 100
+check "dctcp_threshold_1_mean_queue_le_3" fcmp "$qmean" '<=' 3
+check "dctcp_threshold_1_no_stall (util $util >= 0.20)" fcmp "$util" '>=' 0.20
 ktap_finish

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tcp_bimodal: selection, parameter bounds, the tracepoint; two and four
-# flows on a 20 Mbit/s / 40 ms dumbbell over drop-tail of 0.25 BDP and of
-# 1 BDP (fairness, and the traced fair share against the packets the link
+# tcp_bimodal: selection, parameter bounds, the tracepoint; four flows on
+# a 20 Mbit/s / 40 ms dumbbell over drop-tail of 0.25 BDP and of 1 BDP,
+# two flows over 0.25 BDP (fairness, and the traced fair share against the packets the link
 # holds at congestion), RED marking ECN, two bimodal flows against two
 # reno flows, and a timeout in the middle of a flow (a 2.5 s blackhole).
 
@@ -12,7 +12,7 @@
 require_cmd tc iperf3 jq ethtool
 require_module tcp_bimodal sch_netem sch_htb sch_red
 
-ktap_header 32
+ktap_header 28
 
 exp=$TOP_DIR/tools/experiment
 out=$(mktemp -d)
@@ -51,20 +51,22 @@ flows() { jq -r ".arms[0].runs[0].flows[] | select(.cc == \"$2\") | .throughput_
 # trace_field RUN KEY: a field of bimodal_trace.py's summary line
 trace_field() { sed -n "s/.*\<$2=\([^ ]*\).*/\1/p" "$out/$1.sum"; }
 
-# 4-19: drop-tail, two and four flows, 0.25 BDP and 1 BDP.  Jain's index
-# of the flows' throughputs after the scenario's warm-up, and the fair
-# share the flows work with (the mean share carried by the events that end
-# in the known mode, after the first 5 s) against B/n, where B is the
-# packets the link holds at congestion: the sum of the flows' windows at
-# their congestion events.  (A single measurement, the paper's
+# 4-16: drop-tail: four flows at 0.25 BDP and at 1 BDP, two at 0.25 BDP.
+# Jain's index of the flows' throughputs after the scenario's warm-up, and
+# the fair share the flows work with (the mean share carried by the events
+# that end in the known mode, after the first 5 s) against B/n, where B is
+# the packets the link holds at congestion: the sum of the flows' windows
+# at their congestion events.  (A single measurement, the paper's
 # (a - bc) / beta, reads low here: drop-tail does not make every flow
 # measure in the same cycle, and while one flow re-measures after a beta
 # cut the others, in the known mode, give up only epsilon, so the total
 # refills sooner.  The known mode's "flows left" branch then raises the
 # share to the window the flow reaches.  The measurements' median is
 # logged as "measured".)
+# (Two flows at 1 BDP are not run: 35 s of make check for seven
+# measurements per flow, and Jain 0.979-1.000 there in eight runs.)
 for run in "4 check-bimodal bimodal+pfifo q4" "4 check-bimodal-1bdp bimodal+pfifo-1bdp q4_1bdp" \
-	   "2 check-bimodal-2 bimodal+pfifo q2" "2 check-bimodal-2 bimodal+pfifo-1bdp q2_1bdp"; do
+	   "2 check-bimodal-2 bimodal+pfifo q2"; do
 	read -r n scen arm tag <<<"$run"
 	id=$scen-$arm
 	check "${tag}_ran" run_arm "$scen" "$arm"
@@ -83,7 +85,7 @@ for run in "4 check-bimodal bimodal+pfifo q4" "4 check-bimodal-1bdp bimodal+pfif
 	fi
 done
 
-# 20-25: ECN: every flow negotiated ECN and received CE marks, and the
+# 17-22: ECN: every flow negotiated ECN and received CE marks, and the
 # flows react to them (congestion events in the trace, the queue held
 # below RED's max) without loss.
 id=check-bimodal-bimodal+red-ecn
@@ -101,7 +103,7 @@ check "ecn_retransmits_below_5pct_of_droptail" awk -v r="$(summary "$id" retrans
 	'BEGIN { exit !(r != "null" && 20 * r < d) }'
 check "ecn_queue_below_red_max" fcmp "$(summary "$id" queue_mean)" '<' 22
 
-# 26-28: two bimodal flows against two reno flows: the ratio is reported,
+# 23-25: two bimodal flows against two reno flows: the ratio is reported,
 # neither kind starves (each flow gets at least a quarter of the mean)
 id=check-bimodal-reno-bimodal+reno
 check "vs_reno_ran" run_arm check-bimodal-reno bimodal+reno
@@ -113,7 +115,7 @@ not_starved() { awk -v m="$1" -v avg="$mean" 'BEGIN { exit !(m > 0 && m >= avg /
 check "vs_reno_bimodal_not_starved" not_starved "$(flows "$id" bimodal | sort -g | head -1)"
 check "vs_reno_reno_not_starved" not_starved "$(flows "$id" reno | sort -g | head -1)"
 
-# 29-31: a timeout: blackhole the path for 2.5 s in the middle of a flow
+# 26-28: a timeout: blackhole the path for 2.5 s in the middle of a flow
 dumbbell 1 || { echo "# topology setup failed"; exit $ksft_fail; }
 big_buffers "$S1" "$D"
 for ns in "$S1" "$D"; do

@@ -6,7 +6,7 @@ Each page starts with where its figures come from (the command, the
 kernel, the machine, the date, the project's git revision) and the index,
 docs/results/README.md, is rebuilt from the pages' own headers every time
 one is written.  tools/vm tells the guest how it was started through
-CONGAVOID_VM and CONGAVOID_MACHINE; outside tools/vm the machine is read
+CONGAVOID_VM, CONGAVOID_MACHINE and CONGAVOID_GIT; outside tools/vm the machine is read
 from /proc."""
 
 import datetime
@@ -29,7 +29,10 @@ def kernel_short(release):
 
 def git_revision(top=TOP):
     """'abc1234' or 'abc1234-dirty' (tracked files changed), None if the
-    tree is not a git checkout."""
+    tree is not a git checkout.  tools/vm passes the host's answer in
+    CONGAVOID_GIT (git over the guest's shared filesystem is slow)."""
+    if os.environ.get("CONGAVOID_GIT") and top == TOP:
+        return os.environ["CONGAVOID_GIT"]
     try:
         r = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(top),
                             "describe", "--always", "--dirty",
