@@ -1,9 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Helpers for the congavoid selftests, in the spirit of the kernel's
-# tools/testing/selftests/net/lib.sh: KTAP output, per-test network
-# namespaces that are always cleaned up, veth links with offloads off,
-# dumbbell and chain topologies, busywait instead of fixed sleeps.
+# tools/testing/selftests/net/lib.sh and forwarding/lib.sh: KTAP output,
+# network namespaces that are always cleaned up, veth links with offloads
+# off, dumbbell and chain topologies, busywait instead of fixed sleeps.
+#
+# A script is a list of named tests:
+#
+#	ALL_TESTS="udp_fill tcp_fill"
+#	. "$(dirname "$0")/lib.sh"
+#	udp_fill() { ...; check "name" CMD...; defer tc qdisc del ...; }
+#	...
+#	setup_prepare	# what every test shares (topology), if anything
+#	tests_run
+#
+# tests_run runs the tests named in $TESTS (default: all of $ALL_TESTS, in
+# that order), each a KTAP subtest whose checks are nested under it; the
+# plan is the number of tests run.  A test cleans up after itself with
+# defer (its stack runs when the test returns), so that each one also runs
+# alone: TESTS="tcp_fill" selftests/sch_hbh.sh, or in the VM
+# tools/check 6.12 -- sch_hbh.sh:tcp_fill.  Temporary files go in $TMP_DIR,
+# one directory per run, removed at exit.
 
 # kselftest exit codes
 ksft_pass=0
@@ -18,8 +35,12 @@ KTAP_CNT=0
 KTAP_PASS=0
 KTAP_FAIL=0
 KTAP_SKIP=0
+KTAP_IND=""		# the indentation of results: "    " inside a test
 NS_LIST=()
 PIDS=()
+
+# one directory per run for temporary files, removed at exit
+TMP_DIR=$(mktemp -d "${TMPDIR:-/tmp}/congavoid.XXXXXX")
 
 ktap_header() {
 	echo "KTAP version 1"
@@ -30,11 +51,11 @@ ktap_result() {	# ktap_result pass|fail|skip "description" [reason]
 	KTAP_CNT=$((KTAP_CNT + 1))
 	# SELFTEST_TIMES=1: the seconds since the script started, before
 	# each result (where a test spends its time)
-	[ -z "${SELFTEST_TIMES:-}" ] || echo "# at ${SECONDS}s"
+	[ -z "${SELFTEST_TIMES:-}" ] || echo "$KTAP_IND# at ${SECONDS}s"
 	case $1 in
-	pass) echo "ok $KTAP_CNT $2"; KTAP_PASS=$((KTAP_PASS + 1)) ;;
-	fail) echo "not ok $KTAP_CNT $2${3:+ # $3}"; KTAP_FAIL=$((KTAP_FAIL + 1)) ;;
-	skip) echo "ok $KTAP_CNT $2 # SKIP ${3:-}"; KTAP_SKIP=$((KTAP_SKIP + 1)) ;;
+	pass) echo "${KTAP_IND}ok $KTAP_CNT $2"; KTAP_PASS=$((KTAP_PASS + 1)) ;;
+	fail) echo "${KTAP_IND}not ok $KTAP_CNT $2${3:+ # $3}"; KTAP_FAIL=$((KTAP_FAIL + 1)) ;;
+	skip) echo "${KTAP_IND}ok $KTAP_CNT $2 # SKIP ${3:-}"; KTAP_SKIP=$((KTAP_SKIP + 1)) ;;
 	esac
 }
 
@@ -55,7 +76,73 @@ ktap_finish() {
 	exit $ksft_fail
 }
 
-log() { echo "# $*"; }
+log() { echo "$KTAP_IND# $*"; }
+
+# defer CMD...: run CMD when the current test returns (or, outside a
+# test, when the script exits), the last deferred first
+DEFER_STACK=()
+defer() {
+	DEFER_STACK+=("$(printf '%q ' "$@")")
+}
+# defer_run [DEPTH]: run and drop the deferred commands above DEPTH
+defer_run() {
+	local keep=${1:-0} i
+	for ((i = ${#DEFER_STACK[@]} - 1; i >= keep; i--)); do
+		eval "${DEFER_STACK[$i]}" >/dev/null 2>&1
+		unset "DEFER_STACK[$i]"
+	done
+	DEFER_STACK=("${DEFER_STACK[@]}")
+}
+
+# skip_test REASON: inside a test, end it as skipped
+SKIP_REASON=""
+skip_test() {
+	SKIP_REASON=$1
+	return $ksft_skip
+}
+
+# tests_run: run $TESTS (default $ALL_TESTS), each as a KTAP subtest with
+# its checks nested; exits with the script's status.  An unknown name is
+# refused before anything runs.
+tests_run() {
+	local sel=${TESTS:-$ALL_TESTS} t n=0 rc depth fail0 cnt0
+	local npass=0 nfail=0 nskip=0
+	for t in $sel; do
+		if ! grep -qw -- "$t" <<<"$ALL_TESTS" || [ "$(type -t "$t")" != function ]; then
+			echo "# unknown test \"$t\"; this script has: $ALL_TESTS"
+			exit $ksft_fail
+		fi
+	done
+	ktap_header "$(wc -w <<<"$sel")"
+	for t in $sel; do
+		n=$((n + 1))
+		echo "    KTAP version 1"
+		echo "    # Subtest: $t"
+		cnt0=$KTAP_CNT fail0=$KTAP_FAIL
+		KTAP_CNT=0 KTAP_IND="    " SKIP_REASON=""
+		depth=${#DEFER_STACK[@]}
+		"$t"
+		rc=$?
+		defer_run "$depth"
+		KTAP_IND=""
+		if [ $rc = $ksft_skip ] && [ $KTAP_FAIL = "$fail0" ]; then
+			echo "ok $n $t # SKIP $SKIP_REASON"
+			nskip=$((nskip + 1))
+		elif [ $KTAP_FAIL != "$fail0" ] || [ $rc != 0 ]; then
+			# a test that fails outside its checks (setup) says so
+			[ $KTAP_FAIL != "$fail0" ] || echo "    # $t returned $rc"
+			echo "not ok $n $t"
+			nfail=$((nfail + 1))
+		else
+			echo "ok $n $t"
+			npass=$((npass + 1))
+		fi
+		KTAP_CNT=$cnt0
+	done
+	echo "# Totals: pass:$npass fail:$nfail skip:$nskip (checks: pass:$KTAP_PASS fail:$KTAP_FAIL skip:$KTAP_SKIP)"
+	[ $nfail = 0 ] && exit $ksft_pass
+	exit $ksft_fail
+}
 
 # Numeric comparison of decimals: fcmp 0.95 '<=' 1.2.  False when either
 # side is not a number (an empty or "null" measurement never passes).
@@ -94,6 +181,7 @@ setup_ns() {
 
 cleanup() {
 	local p ns
+	defer_run
 	for p in "${PIDS[@]}"; do
 		kill "$p" 2>/dev/null
 	done
@@ -107,6 +195,7 @@ cleanup() {
 	NS_LIST=()
 	# namespaces are torn down asynchronously: wait for their devices
 	busywait 10000 sh -c '! ip netns list | grep -q .' 2>/dev/null || true
+	rm -rf "$TMP_DIR"
 }
 trap cleanup EXIT
 

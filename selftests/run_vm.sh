@@ -3,8 +3,9 @@
 #
 # Run inside the test VM (tools/vm KERNEL -- selftests/run_vm.sh [TEST...]):
 # load the modules built for this kernel, run the selftests (default: all
-# of TEST_PROGS) each under the timeout in "settings" (TEST_TIMEOUT
-# overrides it), fail any test after which dmesg shows a WARN/BUG/Oops/
+# of TEST_PROGS; SCRIPT.sh:NAME[,NAME...] runs only those tests of a
+# script written as a list of tests) each under the timeout in "settings"
+# (TEST_TIMEOUT overrides it), fail any test after which dmesg shows a WARN/BUG/Oops/
 # lockdep/refcount/leak/KASAN/KFENCE/UBSAN/ODEBUG report, then unload the
 # modules.  Output is KTAP with every test's results nested.
 #
@@ -113,7 +114,9 @@ for t in "${tests[@]}"; do
 	dmesg_mark
 	out=$(mktemp)
 	start=$(date +%s)
-	timeout --kill-after=10 "$timeout" "./$t" >"$out" 2>&1
+	script=${t%%:*} sel=
+	[ "$script" = "$t" ] || sel=${t#*:}
+	TESTS=${sel//,/ } timeout --kill-after=10 "$timeout" "./$script" >"$out" 2>&1
 	rc=$?
 	trc=$rc
 	secs=$(( $(date +%s) - start ))

@@ -8,40 +8,36 @@
 #
 # s1 - r1 =[rb0: tbf 10mbit, 20 packets]=> r2 =[r2d0: netem 20ms]=> d
 
+ALL_TESTS="window_param sysctl_select window_through_losses"
+
 . "$(dirname "$0")/lib.sh"
 
 require_cmd tc iperf3 jq ethtool ss
 require_module tcp_fixedwin sch_netem sch_tbf
 
-ktap_header 8
-
-allow_cc fixedwin
 p=/sys/module/tcp_fixedwin/parameters/window
-old=$(cat $p)
-trap 'echo "$old" >$p; cleanup' EXIT
 
-# 1-2: the window is bounded (1..65535)
-check "window_out_of_range_refused" sh -c "! echo 0 >$p 2>/dev/null && ! echo 65536 >$p 2>/dev/null && ! echo x >$p 2>/dev/null && [ \$(cat $p) = $old ]"
-check "window_set" sh -c "echo 64 >$p && [ \$(cat $p) = 64 ]"
+# the window is bounded (1..65535)
+window_param() {
+	local old
+	old=$(cat $p)
+	defer sh -c "echo $old >$p"
+	check "window_out_of_range_refused" sh -c "! echo 0 >$p 2>/dev/null && ! echo 65536 >$p 2>/dev/null && ! echo x >$p 2>/dev/null && [ \$(cat $p) = $old ]"
+	check "window_set" sh -c "echo 64 >$p && [ \$(cat $p) = 64 ]"
+}
 
-dumbbell 1 || { echo "# topology setup failed"; exit $ksft_fail; }
-big_buffers "$S1" "$D"
-ip netns exec "$R2" tc qdisc add dev r2d0 root netem delay 20ms limit 10000
-# 20 packets of queue and a ~17-packet pipe: a 64-packet window overflows
-ip netns exec "$R1" tc qdisc add dev rb0 root handle 1: tbf rate 10mbit burst 1600 limit 30000
-ip netns exec "$D" iperf3 -s -p 5201 >/dev/null 2>&1 &
-PIDS+=($!)
-busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5201 "'
+# selectable by sysctl in a namespace
+sysctl_select() {
+	check "sysctl_selects_fixedwin" ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=fixedwin
+	ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=cubic
+}
 
-# 3: selectable by sysctl in a namespace
-check "sysctl_selects_fixedwin" ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=fixedwin
-
-# run CC: a 10 s flow; cwnd of the data connection from 2 s on (as fast
+# flow CC: a 10 s flow; cwnd of the data connection from 2 s on (as fast
 # as ss runs: ~0.5 s per sample under TCG) into cw_n (samples), cw_at
 # (samples at 64), cw_min, cw_max; rtx, bps
-run() {
+flow() {
 	local c w
-	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C "$1" -t 10 -J >/tmp/tf.$$ 2>&1 &
+	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C "$1" -t 10 -J >"$TMP_DIR/flow.json" 2>&1 &
 	c=$!
 	sleep 2
 	cw_n=0 cw_at=0 cw_min=100000 cw_max=0
@@ -54,24 +50,42 @@ run() {
 		[ "$w" -gt $cw_max ] && cw_max=$w
 	done
 	wait $c
-	read -r rtx bps < <(jq -r '[.end.sum_sent.retransmits, .end.sum_received.bits_per_second] | @tsv' /tmp/tf.$$)
-	rm -f /tmp/tf.$$
+	read -r rtx bps < <(jq -r '[.end.sum_sent.retransmits, .end.sum_received.bits_per_second] | @tsv' "$TMP_DIR/flow.json")
 }
 
-run fixedwin
-log "fixedwin (window 64): cwnd $cw_at of $cw_n samples at 64 (min $cw_min, max $cw_max); retransmits $rtx; $bps bit/s"
-# 4-6: the window stays put through the losses (one sample may catch the
-# one-packet restart after an RTO, before the next ACK), and the flow works
-check "fixedwin_losses_seen ($rtx)" test "${rtx:-0}" -gt 0
-check "fixedwin_window_kept ($cw_at of $cw_n at 64)" test "$cw_n" -ge 4 -a "$cw_at" -ge $((cw_n - 1)) -a "$cw_max" = 64
-check "fixedwin_delivers" fcmp "${bps:-0}" '>=' 2000000
-f_rtx=$rtx
+# a 64-packet window through 20 packets of queue and a ~17-packet pipe:
+# fixedwin keeps it through the losses, Reno in the same place moves
+window_through_losses() {
+	local old f_rtx
+	old=$(cat $p)
+	defer sh -c "echo $old >$p"
+	echo 64 >$p
+	flow fixedwin
+	log "fixedwin (window 64): cwnd $cw_at of $cw_n samples at 64 (min $cw_min, max $cw_max); retransmits $rtx; $bps bit/s"
+	# one sample may catch the one-packet restart after an RTO, before
+	# the next ACK
+	check "fixedwin_losses_seen ($rtx)" test "${rtx:-0}" -gt 0
+	check "fixedwin_window_kept ($cw_at of $cw_n at 64)" test "$cw_n" -ge 4 -a "$cw_at" -ge $((cw_n - 1)) -a "$cw_max" = 64
+	check "fixedwin_delivers" fcmp "${bps:-0}" '>=' 2000000
+	f_rtx=$rtx
 
-run reno
-log "reno: cwnd min $cw_min, max $cw_max ($cw_n samples); retransmits $rtx; $bps bit/s"
-# 7-8: Reno in the same place changes its window (slow start may pass 64
-# before the first loss is seen) and loses less
-check "reno_window_moves ($cw_min..$cw_max)" test "$cw_n" -ge 4 -a "$cw_min" -lt 64 -a "$cw_max" -gt "$cw_min"
-check "reno_fewer_retransmits ($rtx < $f_rtx)" test "${rtx:-0}" -lt "${f_rtx:-0}"
+	flow reno
+	log "reno: cwnd min $cw_min, max $cw_max ($cw_n samples); retransmits $rtx; $bps bit/s"
+	# slow start may pass 64 before the first loss is seen
+	check "reno_window_moves ($cw_min..$cw_max)" test "$cw_n" -ge 4 -a "$cw_min" -lt 64 -a "$cw_max" -gt "$cw_min"
+	check "reno_fewer_retransmits ($rtx < $f_rtx)" test "${rtx:-0}" -lt "${f_rtx:-0}"
+}
 
-ktap_finish
+setup_prepare() {
+	allow_cc fixedwin
+	dumbbell 1 || return 1
+	big_buffers "$S1" "$D"
+	ip netns exec "$R2" tc qdisc add dev r2d0 root netem delay 20ms limit 10000
+	ip netns exec "$R1" tc qdisc add dev rb0 root handle 1: tbf rate 10mbit burst 1600 limit 30000
+	ip netns exec "$D" iperf3 -s -p 5201 >/dev/null 2>&1 &
+	PIDS+=($!)
+	busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5201 "'
+}
+
+setup_prepare || { echo "# topology setup failed"; exit $ksft_fail; }
+tests_run
