@@ -28,7 +28,7 @@ restore() {
 	echo "$old_modprobe" >/proc/sys/kernel/modprobe
 	sysctl -qw net.ipv4.tcp_congestion_control="$old_cc"
 	rm -rf "$base"
-	cleanup
+	lib_exit
 }
 trap restore EXIT
 

@@ -19,7 +19,7 @@ ktap_header 29
 
 exp=$TOP_DIR/tools/experiment
 out=$(mktemp -d)
-trap 'rm -rf "$out"; cleanup' EXIT
+trap 'rm -rf "$out"; lib_exit' EXIT
 
 # 1-2: a broken scenario: exit 2, "file:line: field: message", no namespace
 bad=$out/bad.toml

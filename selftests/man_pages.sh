@@ -20,7 +20,7 @@ require_module sch_decbit sch_hbh tcp_decbit tcp_bimodal tcp_fixedwin
 
 PAGES="tc-decbit.8 tc-hbh.8 congavoid.7"
 out=$(mktemp -d)
-trap 'rm -rf "$out"; cleanup' EXIT
+trap 'rm -rf "$out"; lib_exit' EXIT
 MK=$TOP_DIR/tools/mkman
 CHECK=$SELFTESTS_DIR/man_check.py
 "$MK" --values >"$out/values.json" || { echo "# tools/mkman --values failed"; exit 1; }

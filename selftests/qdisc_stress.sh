@@ -35,7 +35,7 @@ secs=${STRESS_SECS:-20}
 maxops=${STRESS_OPS:-100000}
 moddir=$TOP_DIR/build/$(uname -r)
 out=$(mktemp -d)
-trap 'cleanup; rm -rf "$out"' EXIT
+trap 'lib_exit; rm -rf "$out"' EXIT
 
 ktap_header 10
 

@@ -103,7 +103,7 @@ check "pool_empty_after_replace ($u2)" test "$u2" = 0
 sd=$TOP_DIR/build/$(uname -r)/testmod/stopdev/congavoid_stopdev.ko
 insmod "$sd" || exit $ksft_fail
 stopdev_param() { echo "$2" > "/sys/module/congavoid_stopdev/parameters/$1"; }
-cleanup_stopdev() { cleanup; rmmod congavoid_stopdev 2>/dev/null; }
+cleanup_stopdev() { lib_exit; rmmod congavoid_stopdev 2>/dev/null; }
 trap cleanup_stopdev EXIT
 ip link set stopdev0 netns "$R" || exit $ksft_fail
 ip -n "$R" addr add 10.7.0.1/24 dev stopdev0

@@ -11,34 +11,33 @@
 # and a wire namespace that delays both directions by 10 ms, so each hop's
 # round trip is 20 ms (hoprtt) and feedback crosses the same delay as data.
 # Options, bad options, one UDP flow (no loss anywhere, link filled, queue
-# at the setpoint), bad and spoofed feedback on a live link, TCP, cross
-# traffic, 10 000 flows and garbage collection, fifo mode, change/delete
-# under traffic.
+# at the setpoint, against the drop-tail baseline), bad and spoofed
+# feedback on a live link, TCP, cross traffic, end-to-end mode, 10 000
+# flows and garbage collection, change/delete under traffic.
+
+ALL_TESTS="options bad_options udp_fill hostile_feedback tcp_fill
+	cross_traffic e2e_mode flow_table change_delete"
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_hbh.sh"
 
 require_cmd tc iperf3 jq ethtool python3
 require_module sch_hbh
 
-ktap_header 39
-
 # The paper's Config 1: setpoint 50 in a 100-packet per-flow buffer.  The
 # queue settles m^ x (hoprtt - true loop delay) away from the setpoint
-# (measured: 16-26 packets for setpoint 20 as timer latency varies the
-# loop under TCG), a smaller share of a larger setpoint.
+# (a smaller share of a larger setpoint as timer latency varies the loop
+# under TCG).
 SP=50			# setpoint at the bottleneck, packets
-PKT=1442		# iperf3 -l 1400 on the wire
 C=10000000		# bottleneck, bit/s
 
-hbh_chain || { echo "# topology setup failed"; exit $ksft_fail; }
-
-# sample NS SECONDS: r2's root qdisc every 20 ms into /tmp/hs.$$ (background,
-# pid in $smp), returning once the sampler runs
+# sample NS SECONDS: r2's root qdisc every 20 ms into $TMP_DIR/samples
+# (background, pid in $smp), returning once the sampler runs
 sample() {
-	rm -f /tmp/hs.$$
-	"$SELFTESTS_DIR/qdisc_sample.py" "$1" down "$2" 20 >/tmp/hs.$$ &
+	rm -f "$TMP_DIR/samples"
+	"$SELFTESTS_DIR/qdisc_sample.py" "$1" down "$2" 20 >"$TMP_DIR/samples" &
 	smp=$!
-	busywait 20000 test -s /tmp/hs.$$
+	busywait 20000 test -s "$TMP_DIR/samples"
 }
 # analyse FILE [FULL]: from the sampler's output, "<fill ms> <utilisation>
 # <mean queue> <max queue>": fill from the first 20 ms with data (> 1
@@ -66,15 +65,6 @@ analyse() {
 	}' "$1"
 }
 
-T0=$(date +%s)
-stamp() { log "[$(($(date +%s) - T0)) s] $*"; }
-
-# hoprtt: the measured round trip of one link (20 ms of netem, plus the
-# TCG guest's timer latency), as an operator would set it
-HOPRTT=$(ip netns exec "$H0" ping -c 5 -i 0.2 -q 10.0.0.2 | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
-HOPRTT=$(awk -v r="${HOPRTT:-20}" 'BEGIN { printf "%dus", r * 1000 }')
-log "hop round trip $HOPRTT"
-
 # hbh NS RATE [OPTIONS]: a fresh root hbh on NS's "down"
 hbh() {
 	local ns=$1 rate=$2
@@ -82,12 +72,21 @@ hbh() {
 	ip netns exec "$ns" tc qdisc del dev down root 2>/dev/null
 	ip netns exec "$ns" tc qdisc add dev down root hbh rate "$rate" hoprtt "$HOPRTT" "$@"
 }
+# all_hbh [OPTIONS]: hbh on every node's "down", removed when the test ends
 all_hbh() {
+	defer no_hbh
 	hbh "$H0" 50mbit flow_limit 2000 limit 10000 "$@" &&
 	hbh "$X" 50mbit flow_limit 2000 limit 10000 "$@" &&
 	hbh "$R1" 50mbit "$@" &&
 	hbh "$R2" 10mbit setpoint $SP "$@" &&
 	hbh "$R3" 50mbit "$@"
+}
+no_hbh() {
+	local ns
+	for ns in "$H0" "$X" "$R1" "$R2" "$R3"; do
+		ip netns exec "$ns" tc qdisc del dev down root 2>/dev/null
+	done
+	return 0
 }
 hstat() { qdisc_stat "$1" "${3:-down}" "$2"; }
 drops_each() {
@@ -104,109 +103,136 @@ drops_all() {
 	echo $s
 }
 
-ip netns exec "$H1" iperf3 -s -p 5201 >/dev/null 2>&1 &
-PIDS+=($!)
-ip netns exec "$H1" iperf3 -s -p 5202 >/dev/null 2>&1 &
-PIDS+=($!)
-busywait 5000 ip netns exec "$H1" sh -c 'ss -ltn | grep -q ":5202 "'
+# udp_run SECONDS RATE [PORT] [NS]: an iperf3 UDP flow to h1, JSON to
+# $TMP_DIR/udp.PORT
+udp_run() {
+	ip netns exec "${4:-$H0}" iperf3 -c 10.3.0.2 -p "${3:-5201}" -u -b "$2" -l 1400 -w 2M \
+		-t "$1" -J >"$TMP_DIR/udp.${3:-5201}" 2>/dev/null
+}
+udp_lost() { jq -r '.end.sum.lost_packets // -1' "$TMP_DIR/udp.${1:-5201}"; }
+udp_bps() { jq -r '.end.sum_received.bits_per_second // .end.sum.bits_per_second // 0' "$TMP_DIR/udp.${1:-5201}"; }
+udp_sent() { jq -r '.end.sum.packets // 0' "$TMP_DIR/udp.${1:-5201}"; }
 
-# 1-2: the plugin sets and shows every option, text and JSON
-ip netns exec "$R2" tc qdisc add dev down root hbh rate 10mbit limit 500 flow_limit 80 \
-	setpoint 30 period 5ms alpha 0.5 beta 0.25 rise 1mbit rate_min 100kbit hoprtt 30ms mode e2e
-shown=$(ip netns exec "$R2" tc qdisc show dev down)
-log "$shown"
-check "options_shown" grep -q 'hbh .*rate 10Mbit limit 500p flow_limit 80p setpoint 30p period 5ms alpha 0.5 beta 0.25 rise 1Mbit rate_min 100Kbit hoprtt 30ms mode e2e' <<<"$shown"
-j=$(ip netns exec "$R2" tc -j qdisc show dev down | jq -c '.[0].options')
-log "$j"
-check "options_json" test "$(jq -r '[.limit, .flow_limit, .setpoint, .mode] | @tsv' <<<"$j")" = "$(printf '500\t80\t30\te2e')"
+# udp_util SECONDS [OPTIONS]: r2's utilisation under one 40 Mbit/s UDP
+# flow through hbh with OPTIONS on every node (what this guest's shaper
+# carries); leaves the samples in $TMP_DIR/samples
+udp_util() {
+	local secs=$1 util
+	shift
+	all_hbh "$@"
+	sample "$R2" $((secs + 2))
+	udp_run "$secs" 40M
+	wait $smp
+	read -r _ util _ _ <<<"$(analyse "$TMP_DIR/samples")"
+	no_hbh
+	echo "$util"
+}
 
-# 3-10: bad options are refused with a message and change nothing
-bad_tc() {	# bad_tc "expected message" OPTIONS...: tc must fail saying it
+# the plugin sets and shows every option, text and JSON
+options() {
+	local shown j
+	defer no_hbh
+	ip netns exec "$R2" tc qdisc add dev down root hbh rate 10mbit limit 500 flow_limit 80 \
+		setpoint 30 period 5ms alpha 0.5 beta 0.25 rise 1mbit rate_min 100kbit hoprtt 30ms mode e2e
+	shown=$(ip netns exec "$R2" tc qdisc show dev down)
+	log "$shown"
+	check "options_shown" grep -q 'hbh .*rate 10Mbit limit 500p flow_limit 80p setpoint 30p period 5ms alpha 0.5 beta 0.25 rise 1Mbit rate_min 100Kbit hoprtt 30ms mode e2e' <<<"$shown"
+	j=$(ip netns exec "$R2" tc -j qdisc show dev down | jq -c '.[0].options')
+	log "$j"
+	check "options_json" test "$(jq -r '[.limit, .flow_limit, .setpoint, .mode] | @tsv' <<<"$j")" = "$(printf '500\t80\t30\te2e')"
+}
+
+# bad_tc "expected message" OPTIONS...: changing r2's hbh must fail saying it
+bad_tc() {
 	local want=$1 out
 	shift
 	out=$(ip netns exec "$R2" tc qdisc change dev down root hbh "$@" 2>&1) && return 1
 	grep -q "$want" <<<"$out" || { log "unexpected: $out"; return 1; }
 }
-check "bad_setpoint_over_flow_limit" bad_tc "setpoint must not exceed" setpoint 81
-check "bad_rate_min_over_rate" bad_tc "rate_min must not exceed" rate_min 20mbit
-check "bad_alpha_plugin" bad_tc "illegal alpha" alpha 1.5
-check "bad_period_plugin" bad_tc "illegal period" period 10us
-check "bad_mode_plugin" bad_tc "illegal mode" mode red
-nl() { ip netns exec "$R2" "$SELFTESTS_DIR/nl_qdisc.py" down hbh replace "$@"; }
-raw_out=$( { nl 11:B:7; nl 6:I:2000; nl 1:Q:0; nl 5:I:0; } 2>&1)
-log "raw netlink: $(tr '\n' ' ' <<<"$raw_out")"
-check "bad_raw_netlink_refused" test "$(grep -c 'hbh: ' <<<"$raw_out")" = 4
-check "unchanged_after_bad" grep -q 'limit 500p flow_limit 80p setpoint 30p period 5ms alpha 0.5' \
-	<<<"$(ip netns exec "$R2" tc qdisc show dev down)"
-ip netns exec "$R2" tc qdisc del dev down root
-out=$(ip netns exec "$R2" tc qdisc add dev down root hbh limit 10 2>&1)
-check "rate_required" grep -q "rate is required" <<<"$out"
+nl_replace() { ip netns exec "$R2" "$SELFTESTS_DIR/nl_qdisc.py" down hbh replace "$@"; }
 
-# udp_run SECONDS RATE [PORT] [NS]: an iperf3 UDP flow to h1, JSON to /tmp/hu.$$
-udp_run() {
-	ip netns exec "${4:-$H0}" iperf3 -c 10.3.0.2 -p "${3:-5201}" -u -b "$2" -l 1400 -w 2M \
-		-t "$1" -J >"/tmp/hu.$$.${3:-5201}" 2>/dev/null
+# bad options are refused with a message and change nothing
+bad_options() {
+	local raw_out out
+	defer no_hbh
+	ip netns exec "$R2" tc qdisc add dev down root hbh rate 10mbit limit 500 flow_limit 80 \
+		setpoint 30 period 5ms alpha 0.5 beta 0.25 rise 1mbit rate_min 100kbit hoprtt 30ms mode e2e
+	check "bad_setpoint_over_flow_limit" bad_tc "setpoint must not exceed" setpoint 81
+	check "bad_rate_min_over_rate" bad_tc "rate_min must not exceed" rate_min 20mbit
+	check "bad_alpha_plugin" bad_tc "illegal alpha" alpha 1.5
+	check "bad_period_plugin" bad_tc "illegal period" period 10us
+	check "bad_mode_plugin" bad_tc "illegal mode" mode red
+	raw_out=$( { nl_replace 11:B:7; nl_replace 6:I:2000; nl_replace 1:Q:0; nl_replace 5:I:0; } 2>&1)
+	log "raw netlink: $(tr '\n' ' ' <<<"$raw_out")"
+	check "bad_raw_netlink_refused" test "$(grep -c 'hbh: ' <<<"$raw_out")" = 4
+	check "unchanged_after_bad" grep -q 'limit 500p flow_limit 80p setpoint 30p period 5ms alpha 0.5' \
+		<<<"$(ip netns exec "$R2" tc qdisc show dev down)"
+	ip netns exec "$R2" tc qdisc del dev down root
+	out=$(ip netns exec "$R2" tc qdisc add dev down root hbh limit 10 2>&1)
+	check "rate_required" grep -q "rate is required" <<<"$out"
 }
-udp_lost() { jq -r '.end.sum.lost_packets // -1' "/tmp/hu.$$.${1:-5201}"; }
-udp_bps() { jq -r '.end.sum_received.bits_per_second // .end.sum.bits_per_second // 0' "/tmp/hu.$$.${1:-5201}"; }
 
-# 11-15: one UDP flow offered at 40 Mbit/s into the 10 Mbit/s bottleneck
-all_hbh
-base_rtt=$(ip netns exec "$H0" ping -c 3 -i 0.2 -q 10.3.0.2 | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
-stamp "udp"
-sample "$R2" 8
-udp_run 6 40M &
-u=$!
-sleep 3
-h0_controlled=$(hstat "$H0" controlled)
-wait $u $smp
-read -r fill util qset qmax <<<"$(analyse /tmp/hs.$$)"
-cp /tmp/hs.$$ /tmp/hs1.$$
-lost=$(udp_lost)
-drops=$(drops_all)
-softnet_drops=0
-while read -r _ d _; do softnet_drops=$((softnet_drops + 0x$d)); done </proc/net/softnet_stat
-log "h1: $(ip netns exec "$H1" nstat -az UdpRcvbufErrors UdpInErrors IpInDiscards | awk '{ printf "%s %s ", $1, $2 }')"
-log "udp 40M offered: base RTT $base_rtt ms; bottleneck 95% busy after $fill ms; utilisation $util; queue mean $qset (setpoint $SP) max $qmax; lost $lost; qdisc drops $drops"
-log "drops per node: $(drops_each)"
-log "r2: $(ip netns exec "$R2" tc -s qdisc show dev down | tr '\n' ' ')"
-# No hop's queue drops a packet.  On 6.1 iperf3 has counted 2 and 5 lost
-# of ~5000 with no drop in any qdisc, socket or backlog counter (never on
-# 6.12): allow 0.2% outside the hops' queues, none in them.
-sent=$(jq -r '.end.sum.packets // 0' /tmp/hu.$$.5201)
-log "outside the qdiscs: iperf3 lost $lost of $sent; softnet backlog drops $softnet_drops (whole guest, since boot)"
-check "udp_no_loss_anywhere (qdisc drops $drops, iperf3 lost $lost of $sent)" test "$drops" = 0 -a "$lost" -ge 0 -a "$sent" -gt 0 -a $((500 * lost)) -le "$sent"
-check "udp_queue_within_20pct_of_setpoint" fcmp "$(awk -v a="$qset" -v s=$SP 'BEGIN { d = a - s; if (d < 0) d = -d; print d / s }')" '<=' 0.20
-check "feedback_flowing" test "$(hstat "$R2" fb_sent)" -gt 100 -a "$(hstat "$R1" fb_received)" -gt 100 -a "$(hstat "$H0" fb_received)" -gt 100
-check "source_controlled" test "$h0_controlled" -ge 1
-check "receiver_side_uncontrolled" test "$(hstat "$R3" controlled)" = 0
+# one UDP flow offered at 40 Mbit/s into the 10 Mbit/s bottleneck: no
+# loss, the queue at the setpoint, feedback reaching the source; then the
+# same flow through mode fifo, the drop-tail baseline: it loses packets,
+# and what it carries is what a shaper can carry on this guest (a TCG
+# guest's late timers cap any shaper below the 0.95 target), so hbh's
+# utilisation and fill time are judged against it
+udp_fill() {
+	local base_rtt u h0_controlled fill util qset qmax lost drops sent softnet_drops d
+	local util_fifo fill_fifo
+	base_rtt=$(rtt_ms "$H0" 10.3.0.2)
+	all_hbh
+	sample "$R2" 8
+	udp_run 6 40M &
+	u=$!
+	sleep 3
+	h0_controlled=$(hstat "$H0" controlled)
+	wait $u $smp
+	read -r fill util qset qmax <<<"$(analyse "$TMP_DIR/samples")"
+	cp "$TMP_DIR/samples" "$TMP_DIR/samples.hbh"
+	lost=$(udp_lost)
+	drops=$(drops_all)
+	softnet_drops=0
+	while read -r _ d _; do softnet_drops=$((softnet_drops + 0x$d)); done </proc/net/softnet_stat
+	log "h1: $(ip netns exec "$H1" nstat -az UdpRcvbufErrors UdpInErrors IpInDiscards | awk '{ printf "%s %s ", $1, $2 }')"
+	log "udp 40M offered: base RTT $base_rtt ms; bottleneck 95% busy after $fill ms; utilisation $util; queue mean $qset (setpoint $SP) max $qmax; lost $lost; qdisc drops $drops"
+	log "drops per node: $(drops_each)"
+	log "r2: $(ip netns exec "$R2" tc -s qdisc show dev down | tr '\n' ' ')"
+	# No hop's queue drops a packet.  iperf3 on 6.1 has counted a few
+	# lost of ~5000 with no drop in any qdisc, socket or backlog counter:
+	# allow 0.2% outside the hops' queues, none in them.
+	sent=$(udp_sent)
+	log "outside the qdiscs: iperf3 lost $lost of $sent; softnet backlog drops $softnet_drops (whole guest, since boot)"
+	check "udp_no_loss_anywhere (qdisc drops $drops, iperf3 lost $lost of $sent)" test "$drops" = 0 -a "$lost" -ge 0 -a "$sent" -gt 0 -a $((500 * lost)) -le "$sent"
+	check "udp_queue_within_20pct_of_setpoint" fcmp "$(awk -v a="$qset" -v s=$SP 'BEGIN { d = a - s; if (d < 0) d = -d; print d / s }')" '<=' 0.20
+	check "feedback_flowing" test "$(hstat "$R2" fb_sent)" -gt 100 -a "$(hstat "$R1" fb_received)" -gt 100 -a "$(hstat "$H0" fb_received)" -gt 100
+	check "source_controlled" test "$h0_controlled" -ge 1
+	check "receiver_side_uncontrolled" test "$(hstat "$R3" controlled)" = 0
+	no_hbh
 
-# 16-23: the flow in the class dump; on a live link, while one flow runs: bad frames r2 -> r1
-# (rejected, counted, traffic unaffected); reports for the flow arriving
-# where it does not leave (r1's interface towards h0: ignored); then
-# absurd reports for it on the right interface (the rate stays within its
-# bounds, nothing breaks, the flow keeps flowing)
-stamp "fuzz"
-all_hbh
-ip netns exec "$R1" tc qdisc add dev up root hbh rate 50mbit
-# (killed once measured: the frames take 40-80 s to build and send)
-udp_run 150 40M &
-u=$!
-sleep 2
-sport=$(ip netns exec "$H0" ss -Hun | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^10\.0\.0\.1:/) { n = split($i, a, ":"); print a[n]; exit } }')
-# the flow as "tc -s class show" lists it, where it is controlled (r1) and
-# where it leaves towards a host without hbh (r3); here, not in the
-# measured run above: a dump walks 4096 buckets of the live qdisc
-# flow_class NS: the flow's three lines of "tc -s class show" as one (tc has
-# no JSON for classes)
+	all_hbh mode fifo
+	hbh "$R2" 10mbit mode fifo limit 100
+	sample "$R2" 5
+	udp_run 3 40M
+	wait $smp
+	read -r _ util_fifo _ _ <<<"$(analyse "$TMP_DIR/samples")"
+	log "fifo: lost $(udp_lost), r2 drops $(hstat "$R2" drops), utilisation $util_fifo; hbh's $util"
+	check "fifo_baseline_drops" test "$(hstat "$R2" drops)" -gt 0
+	check "udp_utilisation (hbh $util >= 0.95 x fifo $util_fifo)" fcmp "$util" '>=' "$(awk -v u="$util_fifo" 'BEGIN { print 0.95 * u }')"
+	# fill: the first 100 ms at 95% of what fifo carries here
+	read -r fill_fifo _ _ _ <<<"$(analyse "$TMP_DIR/samples.hbh" "$(awk -v u="$util_fifo" -v c=$C 'BEGIN { print u * c }')")"
+	log "udp fill: $fill_fifo ms to 95% of the fifo rate; 5 end-to-end RTTs: $(awk -v r="$base_rtt" 'BEGIN { print 5 * r }') ms"
+	check "udp_fill_measured" test "$fill_fifo" -ge 0
+	check "udp_fills_within_5_rtt ($fill_fifo ms)" fcmp "$fill_fifo" '<=' "$(awk -v r="$base_rtt" 'BEGIN { print 5 * r }')"
+}
+
+# flow_class NS: the flow's three lines of "tc -s class show" as one (tc
+# has no JSON for classes)
 flow_class() {
 	ip netns exec "$1" tc -s class show dev down |
 		awk '/ flow 10\.0\.0\.1:[0-9]+ > 10\.3\.0\.2:5201 / { l = $0; getline; l = l " " $0; getline; print l " " $0 }'
 }
-flow_class "$R1" >/tmp/hc1.$$
-flow_class "$R3" >/tmp/hc3.$$
-log "r1's class for the flow: $(cat /tmp/hc1.$$)"
-log "r3's class for the flow: $(cat /tmp/hc3.$$)"
 # cf FILE KEY: the value after KEY, rates in bit/s
 cf() {
 	awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { v = $(i + 1); break } }
@@ -216,235 +242,260 @@ cf() {
 		if (v ~ /bit$/) { sub(/[GMK]?bit$/, "", v); printf "%.0f\n", v * m } else print v
 	}' "$1"
 }
-# r1 paces the flow at the rate the bottleneck's reports set: m^ is
-# r2's service rate, about C (one snapshot: m^ and the rate move around C
-# from report to report, measured 4.8-13.6 Mbit/s); r3 has no reports,
-# the link rate
+# r1 paces the flow at the rate the bottleneck's reports set: m^ is r2's
+# service rate, about C (one snapshot: m^ and the rate move around C from
+# report to report); r3 has no reports, the link rate
 flow_dump_ok() {
-	test -s /tmp/hc1.$$ -a -s /tmp/hc3.$$ &&
-	grep -q ' proto 17 controlled ' /tmp/hc1.$$ && test "$(cf /tmp/hc1.$$ fb_age)" != never &&
-	between "$(cf /tmp/hc1.$$ mhat)" $((C / 5)) $((2 * C)) &&
-	between "$(cf /tmp/hc1.$$ rate)" $((C / 5)) $((2 * C)) &&
-	grep -q ' proto 17 free ' /tmp/hc3.$$ && test "$(cf /tmp/hc3.$$ fb_age)" = never &&
-	test "$(cf /tmp/hc3.$$ rate)" = 50000000 -a "$(cf /tmp/hc3.$$ qlen)" != ""
+	local c1=$TMP_DIR/class.r1 c3=$TMP_DIR/class.r3
+	test -s "$c1" -a -s "$c3" &&
+	grep -q ' proto 17 controlled ' "$c1" && test "$(cf "$c1" fb_age)" != never &&
+	between "$(cf "$c1" mhat)" $((C / 5)) $((2 * C)) &&
+	between "$(cf "$c1" rate)" $((C / 5)) $((2 * C)) &&
+	grep -q ' proto 17 free ' "$c3" && test "$(cf "$c3" fb_age)" = never &&
+	test "$(cf "$c3" rate)" = 50000000 -a "$(cf "$c3" qlen)" != ""
 }
-check "flow_state_in_class_dump" flow_dump_ok
 # flows are listed, not configurable
 class_refused() {
 	! ip netns exec "$R1" tc class add dev down parent "$(hstat "$R1" handle)" classid "$(hstat "$R1" handle)7" 2>/dev/null &&
 	! ip netns exec "$R1" tc class del dev down classid "$(hstat "$R1" handle)1" 2>/dev/null
 }
-check "class_add_del_refused" class_refused
-# blast ETHERTYPE COUNT: bad frames into r1's "down" (from the wire's end,
-# through its netem); prints r2's utilisation meanwhile, the time taken and
-# the numbers of malformed and unknown-flow frames.  The issue's 100 000
-# frames (HBH_FUZZ_FRAMES sets another count).
+# blast ETHERTYPE COUNT SPORT: bad frames into r1's "down" (from the
+# wire's end, through its netem); prints r2's utilisation meanwhile, the
+# time taken and the numbers of malformed and unknown-flow frames
 blast() {
 	local b0 b1 t0 t1 n
 	b0=$(hstat "$R2" bytes)
 	t0=$(date +%s%N)
 	n=$(ip netns exec "$W12" env HBH_ETHERTYPE="$1" \
-		"$SELFTESTS_DIR/hbh_frames.py" fuzz wa "$2" 10.0.0.1 10.3.0.2 "${sport:-1}" 5201)
+		"$SELFTESTS_DIR/hbh_frames.py" fuzz wa "$2" 10.0.0.1 10.3.0.2 "$3" 5201)
 	b1=$(hstat "$R2" bytes)
 	t1=$(date +%s%N)
 	awk -v b=$((b1 - b0)) -v t=$((t1 - t0)) -v c=$C -v n="$n" \
 		'BEGIN { printf "%.3f %d %s\n", b * 8 / (t / 1e9) / c, t / 1e6, n }'
 }
-nfuzz=${HBH_FUZZ_FRAMES:-100000}
-drops_pre=$(drops_all)
-p_pre=$(hstat "$R2" packets)
-read -r util_ctl ms_ctl _ <<<"$(blast 0x88B6 "$nfuzz")"
-drops_ctl=$(($(drops_all) - drops_pre))
-p_ctl=$(($(hstat "$R2" packets) - p_pre))
-drops_pre=$(drops_all)
-p_pre=$(hstat "$R2" packets)
-rej0=$(hstat "$R1" fb_rejected)
-ign0=$(hstat "$R1" fb_entries_ignored)
-read -r util_fuzz ms_fuzz nbad nunknown <<<"$(blast 0x88B5 "$nfuzz")"
-drops_fuzz=$(($(drops_all) - drops_pre))
-p_fuzz=$(($(hstat "$R2" packets) - p_pre))
-ip netns exec "$W01" "$SELFTESTS_DIR/hbh_frames.py" report wb 2000 10.0.0.1 10.3.0.2 "${sport:-1}" 5201 >/dev/null
-log "drops while frames of a type nobody handles went in: $drops_ctl of $p_ctl packets; while the fuzz frames went in: $drops_fuzz of $p_fuzz; per node: $(drops_each); flows set free for lack of reports: h0 $(hstat "$H0" fb_expired), r1 $(hstat "$R1" fb_expired)"
-ip netns exec "$W12" "$SELFTESTS_DIR/hbh_frames.py" absurd wa 2000 10.0.0.1 10.3.0.2 "${sport:-1}" 5201 >/dev/null
-sleep 1
-b2=$(hstat "$R2" bytes)
-t2=$(date +%s%N)
-sleep 2
-b3=$(hstat "$R2" bytes)
-t3=$(date +%s%N)
-kbps_absurd=$(((b3 - b2) * 8 * 1000000 / (t3 - t2)))
-kill $u 2>/dev/null
-ip netns exec "$H0" pkill -f "iperf3 -c 10.3.0.2 -p 5201" 2>/dev/null
-wait $u 2>/dev/null
-rej=$(($(hstat "$R1" fb_rejected) - rej0))
-ign=$(($(hstat "$R1" fb_entries_ignored) - ign0))
-spoof_ign=$(hstat "$R1" fb_entries_ignored up)
-log "fuzz ($nfuzz frames, $ms_fuzz ms): $nbad malformed sent, $rej rejected; $nunknown frames naming unknown flows, $ign entries ignored; bottleneck utilisation meanwhile $util_fuzz, with as many of an unhandled type ($ms_ctl ms) $util_ctl; drops $drops_fuzz"
-log "udp source port $sport; 2000 reports for it on r1/up: $(hstat "$R1" fb_received up) received, $spoof_ign entries ignored; after 2000 absurd reports: $kbps_absurd kbit/s at r2"
-check "fuzz_malformed_all_rejected" test "$rej" = "$nbad"
-check "fuzz_unknown_flows_ignored" test "$ign" -ge "$nunknown"
-# the frames cost a TCG guest CPU time whatever they carry: compare with
-# the same load of a type nobody handles, measured in the same run
-check "fuzz_traffic_unaffected (>= 0.9 x unhandled-type run)" fcmp "$util_fuzz" '>=' "$(awk -v u="$util_ctl" 'BEGIN { print 0.9 * u }')"
-# Frames of a type nobody handles, at the same rate, cost this TCG guest
-# up to 38 drops (0.5%) of the flow at r1 (CPU, not the receiver: no
-# flow was set free).  Both phases are logged; the fuzz phase may lose no
-# more than 1% (a receiver that let bad frames through loses far more: the
-# absurd reports below drive the flow to rate_min).
-check "fuzz_loss_below_1pct ($drops_fuzz of $p_fuzz)" test "$p_fuzz" -gt 0 -a $((100 * drops_fuzz)) -le "$p_fuzz"
-check "spoof_wrong_interface_ignored" test "$spoof_ign" = 2000 -a "$(hstat "$R1" controlled up)" = 0
-# (a 2 s window read through two tc calls: measured up to 10930 kbit/s
-# on a one-vCPU guest, the shaper's own burst)
-check "absurd_reports_harmless (flow still moving, <= 1.15 x link rate)" test "$kbps_absurd" -ge 1000 -a "$kbps_absurd" -le 11500
-ip netns exec "$R1" tc qdisc del dev up root
 
-# 24-25: TCP fills the link without a retransmission
-stamp "tcp"
-all_hbh
-# a receive window of 512 KB (3 x the path's BDP): without losses cwnd
-# grows to the window, and the excess waits in h0's hbh queue
-# (the first second, slow start over a 100 ms path, is left out: iperf3 -O)
-ip netns exec "$H0" iperf3 -c 10.3.0.2 -p 5201 -t 4 -O 1 -C reno -w 512K -J >/tmp/ht.$$ 2>/dev/null
-read -r tbps rtx <<<"$(jq -r '[.end.sum_received.bits_per_second, .end.sum_sent.retransmits] | @tsv' /tmp/ht.$$)"
-# What this guest's shaper carries is the UDP run's utilisation above
-# (0.87-0.99 under TCG); TCP's goodput is 1448 of every 1514 bytes on the
-# wire.  Filling the link: >= 90% of that.
-tfull=$(awk -v c=$C -v u="$util" 'BEGIN { if (u > 1) u = 1; print 0.9 * u * c * 1448 / 1514 }')
-log "tcp reno: $tbps bit/s after the first second (bound $tfull), retransmits $rtx, qdisc drops $(drops_all); r2 queue now $(hstat "$R2" qlen)"
-check "tcp_fills_link (>= 0.9 x udp utilisation, goodput)" fcmp "$tbps" '>=' "$tfull"
-# no drops anywhere; a retransmission without a drop is a tail-loss probe
-# or a spurious timeout while the TCG guest stalls (measured 0-4; Reno
-# through the fifo baseline's drop-tail retransmits dozens)
-check "tcp_no_drops_few_retransmits ($rtx <= 8)" test "$(drops_all)" = 0 -a "$rtx" -le 8
+# On a live link, while one flow runs: the flow in the class dump; bad
+# frames r2 -> r1 (rejected, counted, traffic unaffected: the issue's
+# 100 000 frames, HBH_FUZZ_FRAMES sets another count); reports for the
+# flow arriving where it does not leave (r1's interface towards h0:
+# ignored); then absurd reports for it on the right interface (the rate
+# stays within its bounds, nothing breaks, the flow keeps flowing)
+hostile_feedback() {
+	local u sport nfuzz=${HBH_FUZZ_FRAMES:-100000}
+	local drops_pre p_pre util_ctl ms_ctl drops_ctl p_ctl rej0 ign0
+	local util_fuzz ms_fuzz nbad nunknown drops_fuzz p_fuzz b2 t2 b3 t3
+	local kbps_absurd rej ign spoof_ign
+	all_hbh
+	ip netns exec "$R1" tc qdisc add dev up root hbh rate 50mbit
+	defer ip netns exec "$R1" tc qdisc del dev up root
+	# (killed once measured: the frames take 40-80 s to build and send)
+	udp_run 150 40M &
+	u=$!
+	defer ip netns exec "$H0" pkill -f "iperf3 -c 10.3.0.2 -p 5201"
+	sleep 2
+	sport=$(ip netns exec "$H0" ss -Hun | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^10\.0\.0\.1:/) { n = split($i, a, ":"); print a[n]; exit } }')
+	sport=${sport:-1}
+	# the flow as "tc -s class show" lists it, where it is controlled (r1)
+	# and where it leaves towards a host without hbh (r3)
+	flow_class "$R1" >"$TMP_DIR/class.r1"
+	flow_class "$R3" >"$TMP_DIR/class.r3"
+	log "r1's class for the flow: $(cat "$TMP_DIR/class.r1")"
+	log "r3's class for the flow: $(cat "$TMP_DIR/class.r3")"
+	check "flow_state_in_class_dump" flow_dump_ok
+	check "class_add_del_refused" class_refused
 
-# 26-28: cross traffic joins at the bottleneck
-stamp "cross"
-all_hbh
-sample "$R2" 7
-udp_run 6 40M 5201 &
-u=$!
-sleep 2
-udp_run 3 20M 5202 "$X"
-wait $u $smp
-qmax=$(awk '!/^#/ && $3 > m { m = $3 } END { print m + 0 }' /tmp/hs.$$)
-# mean of the summed queue while both flows run, from 1 s after the join
-# (the sampler starts with the main flow; the cross flow runs 2-5 s)
-qboth=$(awk '!/^#/ { if (!t0) t0 = $1; t = $1 - t0 } !/^#/ && t >= 3000 && t <= 5000 { s += $3; n++ } END { printf "%d", n ? s / n : -1 }' /tmp/hs.$$)
-log "cross traffic: main flow $(udp_bps 5201) bit/s over 6 s, cross $(udp_bps 5202) bit/s over 3 s; r2 queue max $qmax, mean with both $qboth; lost $(udp_lost 5201)/$(udp_lost 5202); drops $(drops_all)"
-# Two flows, each steered to the setpoint: the sum aims at 2 x SP.  The
-# join's transient is bounded by the buffers (no drop: each flow stays
-# within its 100-packet flow_limit; peaks measured 111-162 for SP 50 as
-# TCG delays reports); once both run the sum settles near 2 x SP
-# (allowing half a setpoint for the hoprtt offset).
-check "cross_no_loss (peak $qmax)" test "$(drops_all)" = 0 -a "$qmax" -gt 0
-check "cross_queue_settles ($qboth <= 2.5 x setpoint)" test "$qboth" -ge 0 -a "$qboth" -le $((5 * SP / 2))
-check "cross_both_served" fcmp "$(udp_bps 5202)" '>=' "$(awk -v c=$C 'BEGIN { print 0.25 * c }')"
-
-# 29-30: mode e2e: only the source controls, from the bottleneck's
-# reports relayed by the routers (its hoprtt is the end-to-end round trip)
-stamp "e2e"
-all_hbh mode e2e
-hbh "$H0" 50mbit flow_limit 2000 limit 10000 mode e2e hoprtt "$(awk -v r="$base_rtt" 'BEGIN { printf "%dus", r * 1000 }')"
-udp_run 4 40M &
-u=$!
-sleep 2
-e2e_h0=$(hstat "$H0" controlled)
-e2e_ctl="h0 $e2e_h0 r1 $(hstat "$R1" controlled) r2 $(hstat "$R2" controlled)"
-e2e_relay=$(flow_class "$R1" | awk '{ for (i = 1; i < NF; i++) if ($i == "proto") { print $(i + 2); exit } }')
-wait $u
-e2e_sent=$(jq -r '.end.sum.packets // 0' /tmp/hu.$$.5201)
-log "e2e: controlled flows $e2e_ctl; r1's state for the flow: $e2e_relay; $(udp_bps) bit/s, lost $(udp_lost) of $e2e_sent; drops $(drops_each)"
-# (h0 also controls iperf3's control connection once it has reports)
-check "e2e_source_controls_routers_relay" test "$e2e_h0" -ge 1 -a "${e2e_ctl#h0 $e2e_h0 }" = "r1 0 r2 0" -a "$e2e_relay" = relay
-# without the relay h0 would hear only r1 (an empty queue) and send 40
-# Mbit/s into 10 (fifo loses ~3/4); with it the bottleneck drives h0
-# (measured 5% lost: the source reacts a whole path later than hop by hop)
-check "e2e_bottleneck_drives_source (lost $(udp_lost) <= 25%)" test "$e2e_sent" -gt 0 -a $((100 * $(udp_lost))) -le $((25 * e2e_sent)) -a "$(udp_lost)" -ge 0
-
-# 31-33: 10 000 flows: the table is bounded by max_flows, idle flows go;
-# the module parameters' bounds
-stamp "flows"
-p=/sys/module/sch_hbh/parameters
-mf=$(cat $p/max_flows)
-gc=$(cat $p/gc_age_ms)
-echo 4000 >$p/max_flows
-echo 600000 >$p/gc_age_ms
-all_hbh
-ip netns exec "$H0" "$SELFTESTS_DIR/hbh_frames.py" flows 10.3.0.2 10000 1 >/dev/null
-nf=$(hstat "$R1" flows)
-ov=$(hstat "$R1" flow_overflow)
-echo 200 >$p/gc_age_ms
-r1_empty() { [ "$(hstat "$R1" flows)" = 0 ]; }
-busywait 5000 r1_empty
-log "10000 flows with max_flows 4000: r1 held $nf flows, $ov packets overflowed; after idle: $(hstat "$R1" flows) flows, $(hstat "$R1" flows_gc) collected"
-# (the table is the bound; how many of the other 6000 packets meet a
-# full table depends on how fast the guest drains the held flows: 6000
-# with two vCPUs, 199 once with one)
-check "flows_bounded" test "$nf" -le 4000 -a "$nf" -ge 3900 -a "$ov" -gt 0
-check "idle_flows_collected" test "$(hstat "$R1" flows)" = 0 -a "$(hstat "$R1" flows_gc)" -ge 3900
-# the table never holds more than 4 flows a bucket: r1 created with
-# max_flows 1024 (256 buckets), then max_flows raised to 65536 and 10 000
-# flows: r1 holds at most 1024 (before: all that came, chains of ~40)
-echo 1024 >$p/max_flows
-echo 600000 >$p/gc_age_ms
-hbh "$R1" 50mbit
-echo 65536 >$p/max_flows
-ip netns exec "$H0" "$SELFTESTS_DIR/hbh_frames.py" flows 10.3.0.2 10000 1 >/dev/null
-nf=$(hstat "$R1" flows)
-nb=$(hstat "$R1" buckets)
-log "r1 created with max_flows 1024, raised to 65536: $nb buckets, $nf flows held of 10000, $(hstat "$R1" flow_overflow) packets overflowed"
-check "table_bounded_by_buckets ($nf flows, $nb buckets)" test "$nb" = 256 -a "$nf" -le 1024 -a "$nf" -ge 900
-echo 200 >$p/gc_age_ms
-busywait 5000 r1_empty
-echo "$mf" >$p/max_flows
-echo "$gc" >$p/gc_age_ms
-# the parameters refuse values outside their documented ranges
-param_refused() { ! (echo "$2" >"$p/$1") 2>/dev/null && [ "$(cat "$p/$1")" = "$3" ]; }
-params_bounded() {
-	param_refused max_flows 15 "$mf" && param_refused max_flows 1048577 "$mf" &&
-		param_refused gc_age_ms 99 "$gc" && param_refused gc_age_ms 600001 "$gc"
+	drops_pre=$(drops_all)
+	p_pre=$(hstat "$R2" packets)
+	read -r util_ctl ms_ctl _ <<<"$(blast 0x88B6 "$nfuzz" "$sport")"
+	drops_ctl=$(($(drops_all) - drops_pre))
+	p_ctl=$(($(hstat "$R2" packets) - p_pre))
+	drops_pre=$(drops_all)
+	p_pre=$(hstat "$R2" packets)
+	rej0=$(hstat "$R1" fb_rejected)
+	ign0=$(hstat "$R1" fb_entries_ignored)
+	read -r util_fuzz ms_fuzz nbad nunknown <<<"$(blast 0x88B5 "$nfuzz" "$sport")"
+	drops_fuzz=$(($(drops_all) - drops_pre))
+	p_fuzz=$(($(hstat "$R2" packets) - p_pre))
+	ip netns exec "$W01" "$SELFTESTS_DIR/hbh_frames.py" report wb 2000 10.0.0.1 10.3.0.2 "$sport" 5201 >/dev/null
+	log "drops while frames of a type nobody handles went in: $drops_ctl of $p_ctl packets; while the fuzz frames went in: $drops_fuzz of $p_fuzz; per node: $(drops_each); flows set free for lack of reports: h0 $(hstat "$H0" fb_expired), r1 $(hstat "$R1" fb_expired)"
+	ip netns exec "$W12" "$SELFTESTS_DIR/hbh_frames.py" absurd wa 2000 10.0.0.1 10.3.0.2 "$sport" 5201 >/dev/null
+	sleep 1
+	b2=$(hstat "$R2" bytes)
+	t2=$(date +%s%N)
+	sleep 2
+	b3=$(hstat "$R2" bytes)
+	t3=$(date +%s%N)
+	kbps_absurd=$(((b3 - b2) * 8 * 1000000 / (t3 - t2)))
+	ip netns exec "$H0" pkill -f "iperf3 -c 10.3.0.2 -p 5201" 2>/dev/null
+	wait $u 2>/dev/null
+	rej=$(($(hstat "$R1" fb_rejected) - rej0))
+	ign=$(($(hstat "$R1" fb_entries_ignored) - ign0))
+	spoof_ign=$(hstat "$R1" fb_entries_ignored up)
+	log "fuzz ($nfuzz frames, $ms_fuzz ms): $nbad malformed sent, $rej rejected; $nunknown frames naming unknown flows, $ign entries ignored; bottleneck utilisation meanwhile $util_fuzz, with as many of an unhandled type ($ms_ctl ms) $util_ctl; drops $drops_fuzz"
+	log "udp source port $sport; 2000 reports for it on r1/up: $(hstat "$R1" fb_received up) received, $spoof_ign entries ignored; after 2000 absurd reports: $kbps_absurd kbit/s at r2"
+	check "fuzz_malformed_all_rejected" test "$rej" = "$nbad"
+	check "fuzz_unknown_flows_ignored" test "$ign" -ge "$nunknown"
+	# the frames cost a TCG guest CPU time whatever they carry: compare
+	# with the same load of a type nobody handles, measured in the same run
+	check "fuzz_traffic_unaffected (>= 0.9 x unhandled-type run)" fcmp "$util_fuzz" '>=' "$(awk -v u="$util_ctl" 'BEGIN { print 0.9 * u }')"
+	# Frames of a type nobody handles, at the same rate, cost a TCG guest
+	# some drops of the flow at r1 (CPU, not the receiver: no flow is set
+	# free); both phases are logged.  The fuzz phase may lose no more
+	# than 1% (a receiver that let bad frames through loses far more: the
+	# absurd reports below drive the flow to rate_min).
+	check "fuzz_loss_below_1pct ($drops_fuzz of $p_fuzz)" test "$p_fuzz" -gt 0 -a $((100 * drops_fuzz)) -le "$p_fuzz"
+	check "spoof_wrong_interface_ignored" test "$spoof_ign" = 2000 -a "$(hstat "$R1" controlled up)" = 0
+	# (a 2 s window read through two tc calls: the shaper's own burst
+	# can take it a little over the link rate)
+	check "absurd_reports_harmless (flow still moving, <= 1.15 x link rate)" test "$kbps_absurd" -ge 1000 -a "$kbps_absurd" -le 11500
 }
-check "params_bounded" params_bounded
 
-# 34-37: mode fifo is the drop-tail baseline: the same flow loses packets,
-# and its standing queue shows what a shaper can carry on this guest.  The
-# target is 0.95 of the link; a TCG guest's late timers cap any shaper
-# below that (fifo measured 0.92-0.95), so hbh's utilisation is compared
-# with fifo's, measured in the same run.
-stamp "fifo"
-all_hbh mode fifo
-hbh "$R2" 10mbit mode fifo limit 100
-sample "$R2" 5
-udp_run 3 40M
-wait $smp
-read -r _ util_fifo _ _ <<<"$(analyse /tmp/hs.$$)"
-log "fifo: lost $(udp_lost), r2 drops $(hstat "$R2" drops), utilisation $util_fifo; hbh's $util"
-check "fifo_baseline_drops" test "$(hstat "$R2" drops)" -gt 0
-check "udp_utilisation (hbh $util >= 0.95 x fifo $util_fifo)" fcmp "$util" '>=' "$(awk -v u="$util_fifo" 'BEGIN { print 0.95 * u }')"
-# fill: the first 100 ms at 95% of what fifo carries here
-read -r fill _ _ _ <<<"$(analyse /tmp/hs1.$$ "$(awk -v u="$util_fifo" -v c=$C 'BEGIN { print u * c }')")"
-log "udp fill: $fill ms to 95% of the fifo rate; 5 end-to-end RTTs: $(awk -v r="$base_rtt" 'BEGIN { print 5 * r }') ms"
-check "udp_fill_measured" test "$fill" -ge 0
-check "udp_fills_within_5_rtt ($fill ms)" fcmp "$fill" '<=' "$(awk -v r="$base_rtt" 'BEGIN { print 5 * r }')"
+# TCP fills the link without a retransmission
+tcp_fill() {
+	local util tbps rtx tfull
+	# what this guest's shaper carries: one UDP flow through hbh
+	util=$(udp_util 3)
+	all_hbh
+	# a receive window of 512 KB (3 x the path's BDP): without losses cwnd
+	# grows to the window, and the excess waits in h0's hbh queue (the
+	# first second, slow start over a 100 ms path, is left out: iperf3 -O)
+	ip netns exec "$H0" iperf3 -c 10.3.0.2 -p 5201 -t 4 -O 1 -C reno -w 512K -J >"$TMP_DIR/tcp.json" 2>/dev/null
+	read -r tbps rtx <<<"$(jq -r '[.end.sum_received.bits_per_second, .end.sum_sent.retransmits] | @tsv' "$TMP_DIR/tcp.json")"
+	# TCP's goodput is 1448 of every 1514 bytes on the wire; filling the
+	# link: >= 90% of what UDP got through the same shaper
+	tfull=$(awk -v c=$C -v u="$util" 'BEGIN { if (u > 1) u = 1; print 0.9 * u * c * 1448 / 1514 }')
+	log "tcp reno: $tbps bit/s after the first second (bound $tfull from udp utilisation $util), retransmits $rtx, qdisc drops $(drops_all); r2 queue now $(hstat "$R2" qlen)"
+	check "tcp_fills_link (>= 0.9 x udp utilisation, goodput)" fcmp "$tbps" '>=' "$tfull"
+	# no drops anywhere; a retransmission without a drop is a tail-loss
+	# probe or a spurious timeout while the TCG guest stalls (Reno through
+	# the fifo baseline's drop-tail retransmits dozens)
+	check "tcp_no_drops_few_retransmits ($rtx <= 8)" test "$(drops_all)" = 0 -a "$rtx" -le 8
+}
 
-# 38: change and delete under traffic
-stamp "change"
-all_hbh
-udp_run 4 40M &
-u=$!
-sleep 1
-ok=1
-for s in 10 30 $SP; do
-	ip netns exec "$R2" tc qdisc change dev down root hbh setpoint $s period 2ms || ok=0
-	sleep 0.3
-done
-ip netns exec "$R1" tc qdisc change dev down root hbh mode e2e || ok=0
-ip netns exec "$R1" tc qdisc del dev down root || ok=0
-sleep 0.5
-ip netns exec "$R1" tc qdisc add dev down root hbh rate 50mbit || ok=0
-wait $u
-check "change_delete_under_traffic" test $ok = 1 -a "$(udp_bps)" != 0
-rm -f /tmp/hu.$$.* /tmp/hs.$$ /tmp/hs1.$$ /tmp/ht.$$ /tmp/hc1.$$ /tmp/hc3.$$
-stamp "done"
+# cross traffic joins at the bottleneck
+cross_traffic() {
+	local u qmax qboth
+	all_hbh
+	sample "$R2" 7
+	udp_run 6 40M 5201 &
+	u=$!
+	sleep 2
+	udp_run 3 20M 5202 "$X"
+	wait $u $smp
+	qmax=$(awk '!/^#/ && $3 > m { m = $3 } END { print m + 0 }' "$TMP_DIR/samples")
+	# mean of the summed queue while both flows run, from 1 s after the
+	# join (the sampler starts with the main flow; the cross flow runs 2-5 s)
+	qboth=$(awk '!/^#/ { if (!t0) t0 = $1; t = $1 - t0 } !/^#/ && t >= 3000 && t <= 5000 { s += $3; n++ } END { printf "%d", n ? s / n : -1 }' "$TMP_DIR/samples")
+	log "cross traffic: main flow $(udp_bps 5201) bit/s over 6 s, cross $(udp_bps 5202) bit/s over 3 s; r2 queue max $qmax, mean with both $qboth; lost $(udp_lost 5201)/$(udp_lost 5202); drops $(drops_all)"
+	# Two flows, each steered to the setpoint: the sum aims at 2 x SP.
+	# The join's transient is bounded by the buffers (no drop: each flow
+	# stays within its 100-packet flow_limit, though TCG delays reports);
+	# once both run the sum settles near 2 x SP (allowing half a setpoint
+	# for the hoprtt offset).
+	check "cross_no_loss (peak $qmax)" test "$(drops_all)" = 0 -a "$qmax" -gt 0
+	check "cross_queue_settles ($qboth <= 2.5 x setpoint)" test "$qboth" -ge 0 -a "$qboth" -le $((5 * SP / 2))
+	check "cross_both_served" fcmp "$(udp_bps 5202)" '>=' "$(awk -v c=$C 'BEGIN { print 0.25 * c }')"
+}
 
-ktap_finish
+# mode e2e: only the source controls, from the bottleneck's reports
+# relayed by the routers (its hoprtt is the end-to-end round trip)
+e2e_mode() {
+	local base_rtt u e2e_h0 e2e_ctl e2e_relay e2e_sent
+	base_rtt=$(rtt_ms "$H0" 10.3.0.2)
+	all_hbh mode e2e
+	hbh "$H0" 50mbit flow_limit 2000 limit 10000 mode e2e hoprtt "$(awk -v r="$base_rtt" 'BEGIN { printf "%dus", r * 1000 }')"
+	udp_run 4 40M &
+	u=$!
+	sleep 2
+	e2e_h0=$(hstat "$H0" controlled)
+	e2e_ctl="h0 $e2e_h0 r1 $(hstat "$R1" controlled) r2 $(hstat "$R2" controlled)"
+	e2e_relay=$(flow_class "$R1" | awk '{ for (i = 1; i < NF; i++) if ($i == "proto") { print $(i + 2); exit } }')
+	wait $u
+	e2e_sent=$(udp_sent)
+	log "e2e: controlled flows $e2e_ctl; r1's state for the flow: $e2e_relay; $(udp_bps) bit/s, lost $(udp_lost) of $e2e_sent; drops $(drops_each)"
+	# (h0 also controls iperf3's control connection once it has reports)
+	check "e2e_source_controls_routers_relay" test "$e2e_h0" -ge 1 -a "${e2e_ctl#h0 $e2e_h0 }" = "r1 0 r2 0" -a "$e2e_relay" = relay
+	# without the relay h0 would hear only r1 (an empty queue) and send 40
+	# Mbit/s into 10 (fifo loses ~3/4); with it the bottleneck drives h0
+	# (the source reacts a whole path later than hop by hop)
+	check "e2e_bottleneck_drives_source (lost $(udp_lost) <= 25%)" test "$e2e_sent" -gt 0 -a $((100 * $(udp_lost))) -le $((25 * e2e_sent)) -a "$(udp_lost)" -ge 0
+}
+
+# 10 000 flows: the table is bounded by max_flows, idle flows go; the
+# module parameters' bounds
+flow_table() {
+	local p=/sys/module/sch_hbh/parameters mf gc nf ov nb
+	mf=$(cat $p/max_flows)
+	gc=$(cat $p/gc_age_ms)
+	defer sh -c "echo $mf >$p/max_flows; echo $gc >$p/gc_age_ms"
+	echo 4000 >$p/max_flows
+	echo 600000 >$p/gc_age_ms
+	all_hbh
+	ip netns exec "$H0" "$SELFTESTS_DIR/hbh_frames.py" flows 10.3.0.2 10000 1 >/dev/null
+	nf=$(hstat "$R1" flows)
+	ov=$(hstat "$R1" flow_overflow)
+	echo 200 >$p/gc_age_ms
+	r1_empty() { [ "$(hstat "$R1" flows)" = 0 ]; }
+	busywait 5000 r1_empty
+	log "10000 flows with max_flows 4000: r1 held $nf flows, $ov packets overflowed; after idle: $(hstat "$R1" flows) flows, $(hstat "$R1" flows_gc) collected"
+	# (the table is the bound; how many of the other 6000 packets meet a
+	# full table depends on how fast the guest drains the held flows)
+	check "flows_bounded" test "$nf" -le 4000 -a "$nf" -ge 3900 -a "$ov" -gt 0
+	check "idle_flows_collected" test "$(hstat "$R1" flows)" = 0 -a "$(hstat "$R1" flows_gc)" -ge 3900
+	# the table never holds more than 4 flows a bucket: r1 created with
+	# max_flows 1024 (256 buckets), then max_flows raised to 65536 and
+	# 10 000 flows: r1 holds at most 1024
+	echo 1024 >$p/max_flows
+	echo 600000 >$p/gc_age_ms
+	hbh "$R1" 50mbit
+	echo 65536 >$p/max_flows
+	ip netns exec "$H0" "$SELFTESTS_DIR/hbh_frames.py" flows 10.3.0.2 10000 1 >/dev/null
+	nf=$(hstat "$R1" flows)
+	nb=$(hstat "$R1" buckets)
+	log "r1 created with max_flows 1024, raised to 65536: $nb buckets, $nf flows held of 10000, $(hstat "$R1" flow_overflow) packets overflowed"
+	check "table_bounded_by_buckets ($nf flows, $nb buckets)" test "$nb" = 256 -a "$nf" -le 1024 -a "$nf" -ge 900
+	echo 200 >$p/gc_age_ms
+	busywait 5000 r1_empty
+	echo "$mf" >$p/max_flows
+	echo "$gc" >$p/gc_age_ms
+	# the parameters refuse values outside their documented ranges
+	param_refused() { ! (echo "$2" >"$p/$1") 2>/dev/null && [ "$(cat "$p/$1")" = "$3" ]; }
+	params_bounded() {
+		param_refused max_flows 15 "$mf" && param_refused max_flows 1048577 "$mf" &&
+			param_refused gc_age_ms 99 "$gc" && param_refused gc_age_ms 600001 "$gc"
+	}
+	check "params_bounded" params_bounded
+}
+
+# change and delete under traffic
+change_delete() {
+	local u ok=1 s
+	all_hbh
+	udp_run 4 40M &
+	u=$!
+	sleep 1
+	for s in 10 30 $SP; do
+		ip netns exec "$R2" tc qdisc change dev down root hbh setpoint $s period 2ms || ok=0
+		sleep 0.3
+	done
+	ip netns exec "$R1" tc qdisc change dev down root hbh mode e2e || ok=0
+	ip netns exec "$R1" tc qdisc del dev down root || ok=0
+	sleep 0.5
+	ip netns exec "$R1" tc qdisc add dev down root hbh rate 50mbit || ok=0
+	wait $u
+	check "change_delete_under_traffic" test $ok = 1 -a "$(udp_bps)" != 0
+}
+
+setup_prepare() {
+	hbh_chain || return 1
+	HOPRTT=$(hoprtt_of "$H0" 10.0.0.2)
+	log "hop round trip $HOPRTT"
+	ip netns exec "$H1" iperf3 -s -p 5201 >/dev/null 2>&1 &
+	PIDS+=($!)
+	ip netns exec "$H1" iperf3 -s -p 5202 >/dev/null 2>&1 &
+	PIDS+=($!)
+	busywait 5000 ip netns exec "$H1" sh -c 'ss -ltn | grep -q ":5202 "'
+}
+
+setup_prepare || { echo "# topology setup failed"; exit $ksft_fail; }
+tests_run

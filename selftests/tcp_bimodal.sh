@@ -16,7 +16,7 @@ ktap_header 28
 
 exp=$TOP_DIR/tools/experiment
 out=$(mktemp -d)
-trap 'echo 0 >"$tr/events/tcp_bimodal/enable" 2>/dev/null; rm -rf "$out"; cleanup' EXIT
+trap 'echo 0 >"$tr/events/tcp_bimodal/enable" 2>/dev/null; rm -rf "$out"; lib_exit' EXIT
 allow_cc bimodal
 
 # 1-3: selectable, bounded parameters

@@ -53,7 +53,7 @@ restore() {
 		echo "${kv#*=}" >"/sys/module/${p%%/*}/parameters/${p#*/}" 2>/dev/null
 	done
 }
-trap 'restore; rm -rf "$out"; cleanup' EXIT
+trap 'restore; rm -rf "$out"; lib_exit' EXIT
 
 setup_ns S R D
 veth_pair "$S" eth0 "$R" rs 10.80.0.1 10.80.0.2 &&

@@ -35,7 +35,7 @@ trace_off() {
 	echo local >"$tr/trace_clock"
 	echo "$bufsize" >"$tr/buffer_size_kb"
 }
-trap 'trace_off 2>/dev/null; rm -rf "$out"; cleanup
+trap 'trace_off 2>/dev/null; rm -rf "$out"; lib_exit
 	[ -z "$pacing_ca" ] || echo "$pacing_ca" >/sys/module/tcp_decbit/parameters/pacing_ca' EXIT
 
 allow_cc decbit

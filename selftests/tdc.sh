@@ -25,7 +25,7 @@ ktap_header "$n"
 log "tdc.py from $tdc"
 
 out=$(mktemp -d)
-trap 'rm -rf "$out"; cleanup' EXIT
+trap 'rm -rf "$out"; lib_exit' EXIT
 # tdc works in its own directory (plugins, results file); the venv's
 # python has pyroute2, so that tdc's nsPlugin makes each case's namespace
 # and devices synchronously (without it, "ip -b" makes them in the

@@ -27,7 +27,7 @@ ktap_header 7
 tr=/sys/kernel/tracing
 [ -d "$tr/events" ] || mount -t tracefs nodev "$tr" 2>/dev/null
 out=$(mktemp -d)
-trap 'trace-cmd reset >/dev/null 2>&1; rm -rf "$out"; cleanup' EXIT
+trap 'trace-cmd reset >/dev/null 2>&1; rm -rf "$out"; lib_exit' EXIT
 
 # 1-3: the format files carry numbers, not the enums' names
 fmt_numeric() {	# SYSTEM EVENT ENUM_PREFIX

@@ -24,11 +24,12 @@ set -u
 bench_cmd=$(printf '%q ' selftests/bench/hbh_paper.sh "$@")	# before any "set --"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
+. "$top/selftests/lib_hbh.sh"
 krel=$(uname -r)
 out=$top/results/bench
 mkdir -p "$out"
 raw=$(mktemp -d)
-trap 'rm -rf "$raw"; cleanup' EXIT
+trap 'rm -rf "$raw"; lib_exit' EXIT
 
 grep -q '^sch_hbh ' /proc/modules || insmod "$top/build/$krel/sch_hbh/sch_hbh.ko" || exit 1
 C=10000000

@@ -89,7 +89,7 @@ rotate_rounds() {
 
 # pktgen_done: the run's namespaces and pktgen go (after pktgen_stop)
 pktgen_done() {
-	cleanup
+	lib_exit
 	trap - EXIT
 	rmmod pktgen 2>/dev/null
 }
