@@ -10,108 +10,119 @@
 # pools with and without an input buffer limit) keeps its pools bounded
 # and empty afterwards, and the input limit protects transit packets.
 
+ALL_TESTS="bad_scenario dumbbell_run graph_run"
+
 . "$(dirname "$0")/lib.sh"
 
 require_cmd tc iperf3 jq ethtool
 require_module sch_decbit tcp_decbit sch_netem sch_htb
 
-ktap_header 29
-
 exp=$TOP_DIR/tools/experiment
-out=$(mktemp -d)
-trap 'rm -rf "$out"; lib_exit' EXIT
+out=$TMP_DIR
 
-# 1-2: a broken scenario: exit 2, "file:line: field: message", no namespace
-bad=$out/bad.toml
-sed 's/^rate = "10mbit"/rate = "10 furlongs"/' "$TOP_DIR/tools/scenarios/check.toml" >"$bad"
-msg=$("$exp" run "$bad" 2>&1)
-rc=$?
-log "bad scenario: rc $rc: $msg"
-check "bad_scenario_refused" sh -c "[ $rc = 2 ] && echo '$msg' | grep -q '^$bad:[0-9]*: topology.rate: bad rate'"
-check "bad_scenario_builds_nothing" sh -c '! ip netns list | grep -q .'
+# a broken scenario: exit 2, "file:line: field: message", no namespace
+bad_scenario() {
+	local bad msg rc
+	bad=$out/bad.toml
+	sed 's/^rate = "10mbit"/rate = "10 furlongs"/' "$TOP_DIR/tools/scenarios/check.toml" >"$bad"
+	msg=$("$exp" run "$bad" 2>&1)
+	rc=$?
+	log "bad scenario: rc $rc: $msg"
+	check "bad_scenario_refused" sh -c "[ $rc = 2 ] && echo '$msg' | grep -q '^$bad:[0-9]*: topology.rate: bad rate'"
+	check "bad_scenario_builds_nothing" sh -c '! ip netns list | grep -q .'
+}
 
-# 3-18: the short scenario
-# (plots are made on the host: matplotlib takes minutes under TCG; the
-# unit tests cover them)
-"$exp" run check --no-plots --out "$out/check" >"$out/log" 2>&1
-rc=$?
-sed 's/^/# /' "$out/log" | grep -v '^# *$' | tail -n 12
-r=$out/check/results.json
-check "run_exit_0" test $rc = 0
-check "outputs_written" test -s "$r" -a -s "$out/check/table.md" \
-	-a -s "$out/check/reno_pfifo/rep1/samples.jsonl" -a -s "$out/check/decbit_decbit/rep1/iperf-2.json"
-check "no_namespace_left" sh -c '! ip netns list | grep -q .'
-
+# arm NAME KEY, nflows NAME: the dumbbell run's summary and flows ($r)
 arm() { jq -r --arg a "$1" ".arms[] | select(.name == \$a) | .summary.$2 // \"null\"" "$r"; }
 nflows() { jq -r --arg a "$1" '.arms[] | select(.name == $a) | .runs[0].flows | map(select(.throughput_bps > 0)) | length' "$r"; }
-log "reno+pfifo: util $(arm reno+pfifo utilization) jain $(arm reno+pfifo jain) queue $(arm reno+pfifo queue_mean)/$(arm reno+pfifo queue_max) drops $(arm reno+pfifo drops) rtt $(arm reno+pfifo rtt_mean_ms)"
-log "decbit+decbit: util $(arm decbit+decbit utilization) jain $(arm decbit+decbit jain) queue $(arm decbit+decbit queue_mean) marks $(arm decbit+decbit marks) drops $(arm decbit+decbit drops)"
-# Reno fills a 1-BDP drop-tail buffer: the link stays busy, losses occur,
-# the queue never exceeds the buffer (17 packets) and adds delay.
-# Utilisation: Reno's floor is 0.75 even with no buffer; a stalled TCG
-# guest costs some more (measured 0.75-0.95).  The busy fraction after
-# warm-up is wire bytes, so it is at least the goodput's share of the
-# link over the whole flow (start-up included): a second, independent
-# measurement of the same link.
-check "reno_two_flows_delivered" test "$(nflows reno+pfifo)" = 2
-check "reno_utilization_0.65_to_1.02" between "$(arm reno+pfifo utilization)" 0.65 1.02
-check "reno_utilization_covers_goodput" fcmp "$(arm reno+pfifo utilization)" '>=' \
-	"$(awk -v t="$(arm reno+pfifo throughput_bps)" 'BEGIN { print 0.97 * t / 10e6 }')"
-check "reno_jain_ge_0.80" fcmp "$(arm reno+pfifo jain)" '>=' 0.80
-check "reno_drops_seen" fcmp "$(arm reno+pfifo drops)" '>' 0
-check "reno_queue_within_buffer" fcmp "$(arm reno+pfifo queue_max)" '<=' 17
-check "reno_rtt_above_base" fcmp "$(arm reno+pfifo rtt_mean_ms)" '>' "$(jq '.arms[0].runs[0].base_rtt_ms' "$r")"
-# DECbit keeps the queue short by marks instead of losses.
-check "decbit_two_flows_delivered" test "$(nflows decbit+decbit)" = 2
-# (a slow-start overshoot of the 17-packet buffer may cost a drop: measured
-# 0-1 drops against ~2000 marks)
-check "decbit_marks_not_drops" sh -c "[ $(arm decbit+decbit marks) -gt 0 ] && [ $(arm decbit+decbit marks) -gt \$((10 * $(arm decbit+decbit drops))) ]"
-check "decbit_queue_below_reno" fcmp "$(arm decbit+decbit queue_mean)" '<' "$(arm reno+pfifo queue_mean)"
-# What the result needs to be reproduced from its folder: where it ran
-# (kernel, project revision, command) and the scenario file itself; per
-# run the module parameters, each namespace's sysctls and offloads, and
-# its qdiscs with their counters before and after the traffic
-tb='.arms[] | select(.name == "decbit+decbit") | .runs[0].testbed'
-log "provenance: $(jq -c '.meta | del(.scenario_file)' "$r")"
-check "results_record_provenance" jq -e --arg k "$(uname -r)" \
-	'.meta.kernel == $k and (.meta.git | length > 0) and (.meta.command | test("tools/experiment run check")) and (.meta.scenario_file.text | test("name = \"check\""))' "$r"
-check "results_record_sysctls_offloads" jq -e "$tb"' | .before.s1.sysctl["net.ipv4.tcp_congestion_control"] == "decbit" and .before.r1.offloads.up0["generic-receive-offload"] == "off" and .module_params.tcp_decbit.cutoff != null' "$r"
-check "results_record_qdiscs_before_after" jq -e "$tb"' | ([.before.r1.qdiscs[] | select(.dev == "up0" and .kind == "decbit") | .packets] == [0]) and ([.after.r1.qdiscs[] | select(.dev == "up0") | .marked > 0] == [true])' "$r"
-
-# 19-29: Lam & Lien's 7-node network (14 namespaces, 168 window-limited
-# Poisson virtual channels in overload), N_T = 20 per router, without an
-# input buffer limit and with IBL = 0.4 / H (N_I = 2)
-"$exp" run check-lamlien --no-plots --out "$out/ll" >"$out/ll.log" 2>&1
-rc=$?
-sed 's/^/# /' "$out/ll.log" | grep -v '^# *$' | grep -v '^# *delivered:' | tail -n 8
-r=$out/ll/results.json
-check "graph_run_exit_0" test $rc = 0 -a -s "$r"
-check "graph_no_namespace_left" sh -c '! ip netns list | grep -q .'
+# g ARM KEY: a graph run's figure ($r)
 g() { jq -r --arg a "$1" ".arms[] | select(.name == \$a) | .runs[0].$2 // \"null\"" "$r"; }
-for a in "no IBL" "alpha=0.4"; do
-	log "$a: delivered $(g "$a" delivered_pps) of $(g "$a" offered_pps) pkt/s, lost in net $(g "$a" net_loss_frac), refused at entry $(g "$a" refused_all), ibl/pool/limit drops $(g "$a" ibl_dropped_all)/$(g "$a" pool_dropped_all)/$(g "$a" overlimit_dropped_all), pool max $(g "$a" pool_used_max), input max $(g "$a" pool_input_max)/$(g "$a" pool_input_limit), left $(g "$a" pool_left), send errors $(g "$a" send_errors)"
-done
-# Both deliver, and the pool never holds more than N_T; overload fills it.
-# Nothing is left once the traffic stops.
-check "graph_delivers" sh -c "awk 'BEGIN { exit !($(g "no IBL" delivered_pps) > 50 && $(g "alpha=0.4" delivered_pps) > 50) }'"
-# Two independent counts of the refusals at entry: the senders' ENOBUFS
-# (IP_RECVERR) and the routers' drop counters.  Every ibl drop is a local
-# packet refused; every refusal is some drop.
-for a in "no IBL" "alpha=0.4"; do
-	ra=$(g "$a" refused_all) ia=$(g "$a" ibl_dropped_all)
-	da=$(( $(g "$a" ibl_dropped_all) + $(g "$a" pool_dropped_all) + $(g "$a" overlimit_dropped_all) ))
-	check "graph_refusals_match_drops ($a: $ia <= $ra <= $da)" test "$ra" -gt 0 -a "$ia" -le "$ra" -a "$ra" -le "$da"
-done
-check "graph_pool_bounded" sh -c "[ $(g "no IBL" pool_used_max) -le 20 ] && [ $(g "alpha=0.4" pool_used_max) -le 20 ] && [ $(g "no IBL" pool_used_max) -ge 18 ]"
-check "graph_pool_empty_after" sh -c "[ $(g "no IBL" pool_left) = 0 ] && [ $(g "alpha=0.4" pool_left) = 0 ]"
-check "graph_no_send_errors" sh -c "[ $(g "no IBL" send_errors) = 0 ] && [ $(g "alpha=0.4" send_errors) = 0 ]"
-# Without IBL only the full pool refuses (IBL 1 is no input limit)
-check "graph_no_ibl_counts_pool_drops" sh -c "[ $(g "no IBL" ibl_dropped_all) = 0 ] && [ $(g "no IBL" pool_dropped_all) -gt 0 ]"
-# With IBL, input packets never hold more than N_I = floor(0.4 / 3.31 * 20)
-# = 2 buffers, and the refusals are input ones
-check "graph_input_limit_2" sh -c "[ $(g "alpha=0.4" pool_input_limit) = 2 ] && [ $(g "alpha=0.4" pool_input_max) -le 2 ] && [ $(g "alpha=0.4" ibl_dropped_all) -gt 0 ]"
-# Lam & Lien's point: packets already in the network are protected, so
-# fewer admitted packets are lost inside it (measured 0.38 -> 0.04-0.06)
-check "graph_ibl_protects_transit" sh -c "awk 'BEGIN { exit !($(g "alpha=0.4" net_loss_frac) < $(g "no IBL" net_loss_frac)) }'"
 
-ktap_finish
+# the short scenario
+dumbbell_run() {
+	local rc r tb
+	# (plots are made on the host: matplotlib takes minutes under TCG; the
+	# unit tests cover them)
+	"$exp" run check --no-plots --out "$out/check" >"$out/log" 2>&1
+	rc=$?
+	sed "s/^/$KTAP_IND# /" "$out/log" | grep -v "^ *# *$" | tail -n 12
+	r=$out/check/results.json
+	check "run_exit_0" test $rc = 0
+	check "outputs_written" test -s "$r" -a -s "$out/check/table.md" \
+		-a -s "$out/check/reno_pfifo/rep1/samples.jsonl" -a -s "$out/check/decbit_decbit/rep1/iperf-2.json"
+	check "no_namespace_left" sh -c '! ip netns list | grep -q .'
+
+	log "reno+pfifo: util $(arm reno+pfifo utilization) jain $(arm reno+pfifo jain) queue $(arm reno+pfifo queue_mean)/$(arm reno+pfifo queue_max) drops $(arm reno+pfifo drops) rtt $(arm reno+pfifo rtt_mean_ms)"
+	log "decbit+decbit: util $(arm decbit+decbit utilization) jain $(arm decbit+decbit jain) queue $(arm decbit+decbit queue_mean) marks $(arm decbit+decbit marks) drops $(arm decbit+decbit drops)"
+	# Reno fills a 1-BDP drop-tail buffer: the link stays busy, losses occur,
+	# the queue never exceeds the buffer (17 packets) and adds delay.
+	# Utilisation: Reno's floor is 0.75 even with no buffer; a stalled TCG
+	# guest costs some more (measured 0.75-0.95).  The busy fraction after
+	# warm-up is wire bytes, so it is at least the goodput's share of the
+	# link over the whole flow (start-up included): a second, independent
+	# measurement of the same link.
+	check "reno_two_flows_delivered" test "$(nflows reno+pfifo)" = 2
+	check "reno_utilization_0.65_to_1.02" between "$(arm reno+pfifo utilization)" 0.65 1.02
+	check "reno_utilization_covers_goodput" fcmp "$(arm reno+pfifo utilization)" '>=' \
+		"$(awk -v t="$(arm reno+pfifo throughput_bps)" 'BEGIN { print 0.97 * t / 10e6 }')"
+	check "reno_jain_ge_0.80" fcmp "$(arm reno+pfifo jain)" '>=' 0.80
+	check "reno_drops_seen" fcmp "$(arm reno+pfifo drops)" '>' 0
+	check "reno_queue_within_buffer" fcmp "$(arm reno+pfifo queue_max)" '<=' 17
+	check "reno_rtt_above_base" fcmp "$(arm reno+pfifo rtt_mean_ms)" '>' "$(jq '.arms[0].runs[0].base_rtt_ms' "$r")"
+	# DECbit keeps the queue short by marks instead of losses.
+	check "decbit_two_flows_delivered" test "$(nflows decbit+decbit)" = 2
+	# (a slow-start overshoot of the 17-packet buffer may cost a drop: measured
+	# 0-1 drops against ~2000 marks)
+	check "decbit_marks_not_drops" sh -c "[ $(arm decbit+decbit marks) -gt 0 ] && [ $(arm decbit+decbit marks) -gt \$((10 * $(arm decbit+decbit drops))) ]"
+	check "decbit_queue_below_reno" fcmp "$(arm decbit+decbit queue_mean)" '<' "$(arm reno+pfifo queue_mean)"
+	# What the result needs to be reproduced from its folder: where it ran
+	# (kernel, project revision, command) and the scenario file itself; per
+	# run the module parameters, each namespace's sysctls and offloads, and
+	# its qdiscs with their counters before and after the traffic
+	tb='.arms[] | select(.name == "decbit+decbit") | .runs[0].testbed'
+	log "provenance: $(jq -c '.meta | del(.scenario_file)' "$r")"
+	check "results_record_provenance" jq -e --arg k "$(uname -r)" \
+		'.meta.kernel == $k and (.meta.git | length > 0) and (.meta.command | test("tools/experiment run check")) and (.meta.scenario_file.text | test("name = \"check\""))' "$r"
+	check "results_record_sysctls_offloads" jq -e "$tb"' | .before.s1.sysctl["net.ipv4.tcp_congestion_control"] == "decbit" and .before.r1.offloads.up0["generic-receive-offload"] == "off" and .module_params.tcp_decbit.cutoff != null' "$r"
+	check "results_record_qdiscs_before_after" jq -e "$tb"' | ([.before.r1.qdiscs[] | select(.dev == "up0" and .kind == "decbit") | .packets] == [0]) and ([.after.r1.qdiscs[] | select(.dev == "up0") | .marked > 0] == [true])' "$r"
+}
+
+# Lam & Lien's 7-node network (14 namespaces, 168 window-limited Poisson
+# virtual channels in overload), N_T = 20 per router, without an input
+# buffer limit and with IBL = 0.4 / H (N_I = 2)
+graph_run() {
+	local rc r a ra ia da
+	"$exp" run check-lamlien --no-plots --out "$out/ll" >"$out/ll.log" 2>&1
+	rc=$?
+	sed "s/^/$KTAP_IND# /" "$out/ll.log" | grep -v "^ *# *$" | grep -v '# *delivered:' | tail -n 8
+	r=$out/ll/results.json
+	check "graph_run_exit_0" test $rc = 0 -a -s "$r"
+	check "graph_no_namespace_left" sh -c '! ip netns list | grep -q .'
+	for a in "no IBL" "alpha=0.4"; do
+		log "$a: delivered $(g "$a" delivered_pps) of $(g "$a" offered_pps) pkt/s, lost in net $(g "$a" net_loss_frac), refused at entry $(g "$a" refused_all), ibl/pool/limit drops $(g "$a" ibl_dropped_all)/$(g "$a" pool_dropped_all)/$(g "$a" overlimit_dropped_all), pool max $(g "$a" pool_used_max), input max $(g "$a" pool_input_max)/$(g "$a" pool_input_limit), left $(g "$a" pool_left), send errors $(g "$a" send_errors)"
+	done
+	# Both deliver, and the pool never holds more than N_T; overload fills it.
+	# Nothing is left once the traffic stops.
+	check "graph_delivers" sh -c "awk 'BEGIN { exit !($(g "no IBL" delivered_pps) > 50 && $(g "alpha=0.4" delivered_pps) > 50) }'"
+	# Two independent counts of the refusals at entry: the senders' ENOBUFS
+	# (IP_RECVERR) and the routers' drop counters.  Every ibl drop is a local
+	# packet refused; every refusal is some drop.
+	for a in "no IBL" "alpha=0.4"; do
+		ra=$(g "$a" refused_all) ia=$(g "$a" ibl_dropped_all)
+		da=$(( $(g "$a" ibl_dropped_all) + $(g "$a" pool_dropped_all) + $(g "$a" overlimit_dropped_all) ))
+		check "graph_refusals_match_drops ($a: $ia <= $ra <= $da)" test "$ra" -gt 0 -a "$ia" -le "$ra" -a "$ra" -le "$da"
+	done
+	check "graph_pool_bounded" sh -c "[ $(g "no IBL" pool_used_max) -le 20 ] && [ $(g "alpha=0.4" pool_used_max) -le 20 ] && [ $(g "no IBL" pool_used_max) -ge 18 ]"
+	check "graph_pool_empty_after" sh -c "[ $(g "no IBL" pool_left) = 0 ] && [ $(g "alpha=0.4" pool_left) = 0 ]"
+	check "graph_no_send_errors" sh -c "[ $(g "no IBL" send_errors) = 0 ] && [ $(g "alpha=0.4" send_errors) = 0 ]"
+	# Without IBL only the full pool refuses (IBL 1 is no input limit)
+	check "graph_no_ibl_counts_pool_drops" sh -c "[ $(g "no IBL" ibl_dropped_all) = 0 ] && [ $(g "no IBL" pool_dropped_all) -gt 0 ]"
+	# With IBL, input packets never hold more than N_I = floor(0.4 / 3.31 * 20)
+	# = 2 buffers, and the refusals are input ones
+	check "graph_input_limit_2" sh -c "[ $(g "alpha=0.4" pool_input_limit) = 2 ] && [ $(g "alpha=0.4" pool_input_max) -le 2 ] && [ $(g "alpha=0.4" ibl_dropped_all) -gt 0 ]"
+	# Lam & Lien's point: packets already in the network are protected, so
+	# fewer admitted packets are lost inside it (measured 0.38 -> 0.04-0.06)
+	check "graph_ibl_protects_transit" sh -c "awk 'BEGIN { exit !($(g "alpha=0.4" net_loss_frac) < $(g "no IBL" net_loss_frac)) }'"
+}
+
+tests_run

@@ -315,22 +315,6 @@ qdisc_stat() {
 	fi
 }
 
-# qdisc_measure NS DEV SECONDS RATE: sample the root qdisc over netlink
-# every 20 ms for SECONDS, from one process (forking tc per sample loads a
-# TCG guest enough to cost paced flows a tenth of the link), and print
-# "<bytes sent per second over RATE bit/s> <mean queue, packets> <samples>"
-qdisc_measure() {
-	"$SELFTESTS_DIR/qdisc_sample.py" "$1" "$2" "$3" 20 |
-		awk -v r="$4" '!/^#/ { n++; if (n == 1) { t0 = $1; b0 = $2 }
-			t1 = $1; b1 = $2; q += $3 }
-			END { if (n > 1 && t1 > t0) printf "%.3f %.2f %d\n", (b1 - b0) * 8 / ((t1 - t0) / 1000) / r, q / n, n
-			      else print "nan nan 0" }'
-}
-
-# decbit_fallbacks: tcp_decbit's count of connections that fell back to
-# Reno (no ECN negotiated)
-decbit_fallbacks() { cat /sys/module/tcp_decbit/parameters/reno_fallbacks; }
-
 # nstat_get NS COUNTER: an absolute SNMP counter in a namespace
 nstat_get() {
 	ip netns exec "$1" nstat -az "$2" | awk -v c="$2" '$1 == c { print $2 }'

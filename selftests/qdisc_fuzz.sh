@@ -12,8 +12,10 @@
 # replays on a fresh device.
 #
 # FUZZ_CASES cases per qdisc (default 2000; make check-debug: 100000),
-# FUZZ_SEED a seed to reproduce a run (default: random, printed),
-# FUZZ_KINDS the qdiscs (default "decbit hbh").
+# FUZZ_SEED a seed to reproduce a run (default: random, printed); one
+# qdisc alone: TESTS=decbit_fuzz (or hbh_fuzz).
+
+ALL_TESTS="decbit_fuzz hbh_fuzz hbh_rate_change"
 
 . "$(dirname "$0")/lib.sh"
 
@@ -21,20 +23,7 @@ require_cmd tc python3 ping jq
 require_module sch_decbit sch_hbh
 
 cases=${FUZZ_CASES:-2000}
-read -r -a kinds <<<"${FUZZ_KINDS:-decbit hbh}"
-ktap_header $(( ${#kinds[@]} * 4 + 1 ))
-
-setup_ns A B || exit $ksft_fail
-veth_pair "$A" a0 "$B" b0 10.0.0.1 10.0.0.2 || exit $ksft_fail
-veth_pair "$A" a1 "$B" b1 10.0.1.1 10.0.1.2 || exit $ksft_fail
-for d in d0 d1 d2; do
-	ip -n "$A" link add "$d" type dummy || exit $ksft_fail
-done
-ip -n "$A" link set d1 up
-ip -n "$A" link set d2 up
 t() { tc -n "$A" "$@"; }
-t qdisc add dev a0 root handle 1: htb default 1 &&
-	t class add dev a0 parent 1: classid 1:1 htb rate 100mbit || exit $ksft_fail
 
 # opts DEV [PARENT]: the options tc prints for DEV's root (or PARENT's child)
 opts() {
@@ -96,18 +85,22 @@ rate_change_unstalls() {
 sane_decbit="limit 1000 threshold 1 hysteresis 0 rate 0 nonect pass pool 0 noinput"
 sane_hbh="rate 100mbit limit 10000 flow_limit 100 setpoint 20 rise default rate_min default mode hbh"
 
-for kind in "${kinds[@]}"; do
+# fuzz KIND: the fuzzer on d0 (down), d1 (up), a1's root and the htb
+# class's child on a0, while pings cross both veths; then the fuzzed
+# qdisc's dump replays and, set to pass traffic, it does
+fuzz() {
+	local kind=$1 secs start out rc got mism fuzzed j1 j2 sane
 	secs=$(( cases / 10 + 120 ))
 	ip netns exec "$A" ping -i 0.01 -w "$secs" -q 10.0.0.2 >/dev/null 2>&1 &
-	PIDS+=($!)
+	defer kill $!
 	ip netns exec "$A" ping -i 0.01 -w "$secs" -q 10.0.1.2 >/dev/null 2>&1 &
-	PIDS+=($!)
+	defer kill $!
 	start=$(date +%s)
 	out=$(ip netns exec "$A" "$SELFTESTS_DIR/nl_fuzz.py" "$kind" --cases "$cases" \
 		${FUZZ_SEED:+--seed "$FUZZ_SEED"} d0 d1 a1 a0:1:1 2>&1)
 	rc=$?
-	grep '^# ' <<<"$out" | head -n 30
-	grep -q '^cases=' <<<"$out" || tail -n 20 <<<"$out" | sed 's/^/# /'
+	grep '^# ' <<<"$out" | head -n 30 | sed "s/^/$KTAP_IND/"
+	grep -q '^cases=' <<<"$out" || tail -n 20 <<<"$out" | sed "s/^/$KTAP_IND# /"
 	got=$(sed -n 's/^cases=\([0-9]*\) .*/\1/p' <<<"$out")
 	mism=$(sed -n 's/^cases=.* mismatches=\([0-9]*\) .*/\1/p' <<<"$out")
 	log "$kind: ${got:-0} cases in $(( $(date +%s) - start )) s, ${mism:-?} mismatches"
@@ -141,8 +134,27 @@ for kind in "${kinds[@]}"; do
 	t qdisc del dev d0 root 2>/dev/null
 	t qdisc del dev d1 root 2>/dev/null
 	t qdisc del dev a0 parent 1:1 2>/dev/null
-done
+}
+decbit_fuzz() { fuzz decbit; }
+hbh_fuzz() { fuzz hbh; }
 
-check "hbh_rate_change_restarts_link_clock" rate_change_unstalls
+hbh_rate_change() {
+	check "hbh_rate_change_restarts_link_clock" rate_change_unstalls
+}
 
-ktap_finish
+setup_prepare() {
+	local d
+	setup_ns A B || return 1
+	veth_pair "$A" a0 "$B" b0 10.0.0.1 10.0.0.2 || return 1
+	veth_pair "$A" a1 "$B" b1 10.0.1.1 10.0.1.2 || return 1
+	for d in d0 d1 d2; do
+		ip -n "$A" link add "$d" type dummy || return 1
+	done
+	ip -n "$A" link set d1 up
+	ip -n "$A" link set d2 up
+	t qdisc add dev a0 root handle 1: htb default 1 &&
+		t class add dev a0 parent 1: classid 1:1 htb rate 100mbit
+}
+
+setup_prepare || exit $ksft_fail
+tests_run

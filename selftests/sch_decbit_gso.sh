@@ -13,38 +13,12 @@
 # Unpaced: decbit threshold 0.001 as the root of rd0 (no bottleneck: it
 # marks nearly every packet), the same two flows.
 
+ALL_TESTS="paced unpaced split_under_parent"
+
 . "$(dirname "$0")/lib.sh"
 
 require_cmd tc iperf3 nstat ethtool
 require_module sch_decbit
-
-ktap_header 8
-
-setup_ns S1 S2 R D || exit $ksft_fail
-for i in 1 2; do
-	s=$(eval echo "\$S$i")
-	ip link add name eth0 netns "$s" type veth peer name "rs$i" netns "$R" &&
-	ip -n "$s" addr add "10.0.$i.1/24" dev eth0 &&
-	ip -n "$R" addr add "10.0.$i.254/24" dev "rs$i" &&
-	ip -n "$s" link set eth0 up && ip -n "$R" link set "rs$i" up &&
-	ip -n "$s" route add default via "10.0.$i.254" || exit $ksft_fail
-	# a router's default: GRO on its ingress (veth needs it asked for)
-	ip netns exec "$R" ethtool -K "rs$i" gro on >/dev/null
-	ip netns exec "$s" sysctl -qw net.ipv4.tcp_ecn=1 net.ipv4.tcp_congestion_control=cubic
-done
-ip link add name rd0 netns "$R" type veth peer name eth0 netns "$D" &&
-ip -n "$R" addr add 10.9.0.1/24 dev rd0 && ip -n "$D" addr add 10.9.0.2/24 dev eth0 &&
-ip -n "$R" link set rd0 up && ip -n "$D" link set eth0 up &&
-ip -n "$D" route add default via 10.9.0.1 || exit $ksft_fail
-ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=1
-big_buffers "$S1" "$S2" "$D"
-log "offloads at r's ingress: $(ip netns exec "$R" ethtool -k rs1 | grep -E '^(generic-receive|tcp-segmentation)-offload' | tr '\n' ' ')"
-
-for p in 5201 5202; do
-	ip netns exec "$D" iperf3 -s -p $p >/dev/null 2>&1 &
-	PIDS+=($!)
-done
-busywait 10000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5202 "'
 
 # two_flows SECS: one cubic ECN flow from each sender
 two_flows() {
@@ -54,11 +28,19 @@ two_flows() {
 	wait $p1
 }
 ce() { nstat_get "$D" IpExtInCEPkts; }
+# packets r's ingress received, less the skbs it passed up: what GRO merged
+gro_skbs() {
+	ip netns exec "$R" cat /sys/class/net/rs1/statistics/rx_packets /sys/class/net/rs2/statistics/rx_packets |
+		awk '{ s += $1 } END { print s }'
+}
+no_root() { tc -n "$R" qdisc del dev rd0 root 2>/dev/null; return 0; }
 
 # phase QDISC-OPTIONS...: the receiver's CE count against the qdisc's
+# (P_CE, P_MARKED), the qdisc left in place
 phase() {
 	local ce0 ce1 m0 m1 gro0 gro1
-	tc -n "$R" qdisc del dev rd0 root 2>/dev/null
+	no_root
+	defer no_root
 	tc -n "$R" qdisc add dev rd0 root decbit "$@"
 	ce0=$(ce) m0=$(qdisc_stat "$R" rd0 marked) gro0=$(gro_skbs)
 	two_flows 4
@@ -66,41 +48,73 @@ phase() {
 	P_CE=$((ce1 - ce0)) P_MARKED=$((m1 - m0))
 	log "decbit $*: receiver CE $P_CE, qdisc marked $P_MARKED of $(qdisc_stat "$R" rd0 packets) packets; r's ingress merged $((gro1 - gro0)) super-packets"
 }
-# packets r's ingress received, less the skbs it passed up: what GRO merged
-gro_skbs() {
-	ip netns exec "$R" cat /sys/class/net/rs1/statistics/rx_packets /sys/class/net/rs2/statistics/rx_packets |
-		awk '{ s += $1 } END { print s }'
+
+paced() {
+	phase rate 40mbit threshold 2
+	check "paced_marks_some ($P_MARKED)" test "$P_MARKED" -gt 100
+	check "paced_marked_equals_receiver_ce ($P_MARKED = $P_CE)" test "$P_MARKED" = "$P_CE"
+	check "paced_no_drops" test "$(qdisc_stat "$R" rd0 drops)" = 0
 }
 
-phase rate 40mbit threshold 2
-check "paced_marks_some ($P_MARKED)" test "$P_MARKED" -gt 100
-check "paced_marked_equals_receiver_ce ($P_MARKED = $P_CE)" test "$P_MARKED" = "$P_CE"
-check "paced_no_drops" test "$(qdisc_stat "$R" rd0 drops)" = 0
+unpaced() {
+	phase threshold 0.001
+	check "unpaced_marks_some ($P_MARKED)" test "$P_MARKED" -gt 1000
+	check "unpaced_marked_equals_receiver_ce ($P_MARKED = $P_CE)" test "$P_MARKED" = "$P_CE"
+	check "unpaced_no_drops" test "$(qdisc_stat "$R" rd0 drops)" = 0
+}
 
-phase threshold 0.001
-check "unpaced_marks_some ($P_MARKED)" test "$P_MARKED" -gt 1000
-check "unpaced_marked_equals_receiver_ce ($P_MARKED = $P_CE)" test "$P_MARKED" = "$P_CE"
-check "unpaced_no_drops" test "$(qdisc_stat "$R" rd0 drops)" = 0
-
-# 7-8: paced under a parent (htb), local UDP GSO bursts of 40 segments into
+# paced under a parent (htb), local UDP GSO bursts of 40 segments into
 # "limit 1": the first segment of a burst may queue, the rest are dropped,
 # and a burst arriving while one is queued is dropped whole.  The parent
 # counts a burst whose segments all dropped as never queued: its qlen must
 # come back to 0 (the split used to take one skb off the parent's count
 # for such a burst, which it never counted).
-tc -n "$R" qdisc del dev rd0 root 2>/dev/null
-tc -n "$R" qdisc add dev rd0 root handle 1: htb default 1
-tc -n "$R" class add dev rd0 parent 1: classid 1:1 htb rate 1gbit
-tc -n "$R" qdisc add dev rd0 parent 1:1 handle 10: decbit rate 10mbit limit 1
-udp_burst "$R" 10.9.0.2 50
-busywait 3000 sh -c "[ \$(tc -n $R -s -j qdisc show dev rd0 | jq '.[] | select(.kind == \"decbit\") | .qlen') = 0 ]"
-sleep 0.2
-j=$(tc -n "$R" -s -j qdisc show dev rd0)
-pq=$(jq '.[] | select(.kind == "htb") | .qlen' <<<"$j")
-cq=$(jq '.[] | select(.kind == "decbit") | .qlen' <<<"$j")
-cd=$(jq '.[] | select(.kind == "decbit") | .drops' <<<"$j")
-log "htb parent qlen $pq, decbit child qlen $cq, child drops $cd, sent $(jq '.[] | select(.kind == "decbit") | .packets' <<<"$j")"
-check "split_drops_counted ($cd)" test "$cd" -gt 1000
-check "parent_qlen_back_to_0 ($pq)" test "$pq" = 0
+split_under_parent() {
+	local j pq cq cd
+	no_root
+	defer no_root
+	tc -n "$R" qdisc add dev rd0 root handle 1: htb default 1
+	tc -n "$R" class add dev rd0 parent 1: classid 1:1 htb rate 1gbit
+	tc -n "$R" qdisc add dev rd0 parent 1:1 handle 10: decbit rate 10mbit limit 1
+	udp_burst "$R" 10.9.0.2 50
+	busywait 3000 sh -c "[ \$(tc -n $R -s -j qdisc show dev rd0 | jq '.[] | select(.kind == \"decbit\") | .qlen') = 0 ]"
+	sleep 0.2
+	j=$(tc -n "$R" -s -j qdisc show dev rd0)
+	pq=$(jq '.[] | select(.kind == "htb") | .qlen' <<<"$j")
+	cq=$(jq '.[] | select(.kind == "decbit") | .qlen' <<<"$j")
+	cd=$(jq '.[] | select(.kind == "decbit") | .drops' <<<"$j")
+	log "htb parent qlen $pq, decbit child qlen $cq, child drops $cd, sent $(jq '.[] | select(.kind == "decbit") | .packets' <<<"$j")"
+	check "split_drops_counted ($cd)" test "$cd" -gt 1000
+	check "parent_qlen_back_to_0 ($pq)" test "$pq" = 0
+}
 
-ktap_finish
+setup_prepare() {
+	local i s p
+	setup_ns S1 S2 R D || return 1
+	for i in 1 2; do
+		s=$(eval echo "\$S$i")
+		ip link add name eth0 netns "$s" type veth peer name "rs$i" netns "$R" &&
+		ip -n "$s" addr add "10.0.$i.1/24" dev eth0 &&
+		ip -n "$R" addr add "10.0.$i.254/24" dev "rs$i" &&
+		ip -n "$s" link set eth0 up && ip -n "$R" link set "rs$i" up &&
+		ip -n "$s" route add default via "10.0.$i.254" || return 1
+		# a router's default: GRO on its ingress (veth needs it asked for)
+		ip netns exec "$R" ethtool -K "rs$i" gro on >/dev/null
+		ip netns exec "$s" sysctl -qw net.ipv4.tcp_ecn=1 net.ipv4.tcp_congestion_control=cubic
+	done
+	ip link add name rd0 netns "$R" type veth peer name eth0 netns "$D" &&
+	ip -n "$R" addr add 10.9.0.1/24 dev rd0 && ip -n "$D" addr add 10.9.0.2/24 dev eth0 &&
+	ip -n "$R" link set rd0 up && ip -n "$D" link set eth0 up &&
+	ip -n "$D" route add default via 10.9.0.1 || return 1
+	ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=1
+	big_buffers "$S1" "$S2" "$D"
+	log "offloads at r's ingress: $(ip netns exec "$R" ethtool -k rs1 | grep -E '^(generic-receive|tcp-segmentation)-offload' | tr '\n' ' ')"
+	for p in 5201 5202; do
+		ip netns exec "$D" iperf3 -s -p $p >/dev/null 2>&1 &
+		PIDS+=($!)
+	done
+	busywait 10000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5202 "'
+}
+
+setup_prepare || exit $ksft_fail
+tests_run

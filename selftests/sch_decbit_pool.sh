@@ -15,55 +15,46 @@
 # after traffic, after a thousand changes under traffic on both interfaces,
 # and after the qdiscs are deleted (the pool goes with its last qdisc).
 
+ALL_TESTS="options bad_options input_alone input_and_transit two_egresses
+	local_input changes_under_traffic pool_lifetime"
+
 . "$(dirname "$0")/lib.sh"
 
 require_cmd tc iperf3 jq python3
 require_module sch_decbit
 
-ktap_header 20
-
 NT=20		# pool_limit
 NI=5		# floor(0.25 * 20)
 C=10000000	# each egress, bit/s
 
-setup_ns A B R S1 S2 || exit $ksft_fail
-veth_pair "$A" eth0 "$R" hin 10.1.0.1 10.1.0.254 &&
-veth_pair "$B" eth0 "$R" htr 10.2.0.1 10.2.0.254 &&
-veth_pair "$R" o1 "$S1" eth0 10.11.0.1 10.11.0.2 &&
-veth_pair "$R" o2 "$S2" eth0 10.12.0.1 10.12.0.2 || exit $ksft_fail
-ip -n "$A" route add default via 10.1.0.254
-ip -n "$B" route add default via 10.2.0.254
-ip -n "$S1" route add default via 10.11.0.1
-ip -n "$S2" route add default via 10.12.0.1
-
-# a server port per flow and phase: an iperf3 server serves one test at a
-# time and may still be closing the last one
-for p in 5201 5202 5204 5205 5207 5208; do
-	ip netns exec "$S1" iperf3 -s -p $p >/dev/null 2>&1 &
-	PIDS+=($!)
-done
-for p in 5203 5209; do
-	ip netns exec "$S2" iperf3 -s -p $p >/dev/null 2>&1 &
-	PIDS+=($!)
-done
-busywait 10000 ip netns exec "$S2" sh -c 'ss -ltn | grep -q ":5209 "'
-
 rt() { tc -n "$R" "$@"; }
 st() { qdisc_stat "$R" "$1" "$2"; }
+no_roots() { rt qdisc del dev o1 root 2>/dev/null; rt qdisc del dev o2 root 2>/dev/null; return 0; }
 
-# 1-3: the options, shown as text and JSON; a second qdisc joins the pool
-rt qdisc add dev o1 root decbit rate 10mbit pool 7 pool_limit $NT ibl 0.25 input hin
-rt qdisc add dev o2 root decbit rate 10mbit pool 7 input hin
-shown=$(rt qdisc show dev o1)
-log "$shown"
-check "options_shown" grep -q "pool 7 pool_limit ${NT}p ibl 0.25 input hin" <<<"$shown"
-j=$(rt -j qdisc show dev o1 | jq -c '.[0].options | [.pool, .pool_limit, .ibl, .input]')
-log "$j"
-check "options_json" test "$j" = "[7,$NT,0.25,[\"hin\"]]"
-check "second_qdisc_joins_pool (pool_limit inherited, N_I $(st o2 pool_input_limit))" \
-	grep -q "pool 7 pool_limit ${NT}p ibl 0.25" <<<"$(rt qdisc show dev o2)"
+# pool_qdiscs: fresh decbit qdiscs on o1 and o2 in pool 7 (N_T, IBL 0.25,
+# input hin), deleted when the test ends
+pool_qdiscs() {
+	no_roots
+	defer no_roots
+	rt qdisc add dev o1 root decbit rate 10mbit pool 7 pool_limit $NT ibl 0.25 input hin &&
+	rt qdisc add dev o2 root decbit rate 10mbit pool 7 input hin
+}
 
-# 4-6: bad values are refused with a message and change nothing
+# the options, shown as text and JSON; a second qdisc joins the pool
+options() {
+	local shown j
+	pool_qdiscs || return 1
+	shown=$(rt qdisc show dev o1)
+	log "$shown"
+	check "options_shown" grep -q "pool 7 pool_limit ${NT}p ibl 0.25 input hin" <<<"$shown"
+	j=$(rt -j qdisc show dev o1 | jq -c '.[0].options | [.pool, .pool_limit, .ibl, .input]')
+	log "$j"
+	check "options_json" test "$j" = "[7,$NT,0.25,[\"hin\"]]"
+	check "second_qdisc_joins_pool (pool_limit inherited, N_I $(st o2 pool_input_limit))" \
+		grep -q "pool 7 pool_limit ${NT}p ibl 0.25" <<<"$(rt qdisc show dev o2)"
+}
+
+# bad_tc "expected message" OPTIONS...
 bad_tc() {	# bad_tc "expected message" OPTIONS...
 	local want=$1 out
 	shift
@@ -75,43 +66,57 @@ bad_plugin() {
 		bad_tc 'illegal ibl' ibl 0.0000001 && bad_tc 'illegal pool_limit' pool_limit 0 &&
 		bad_tc 'illegal pool ' pool -1 && bad_tc 'no such input device' input nosuchdev
 }
-check "bad_options_plugin" bad_plugin
-hin=$(ip netns exec "$R" cat /sys/class/net/hin/ifindex)
 le32() { printf '%02x%02x%02x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)); }
 nl() { ip netns exec "$R" "$SELFTESTS_DIR/nl_qdisc.py" "$1" decbit replace "${@:2}"; }
-raw=$( {
-	nl o1 9:I:0; nl o1 9:I:1000001; nl o1 8:I:0; nl o1 8:I:1000001
-	nl o1 10:raw:010000; nl o1 10:I:99999; nl o1 "10:raw:$(le32 "$hin")$(le32 "$hin")"
-	nl o1 7:I:99; nl o1 7:I:0 8:I:5
-} 2>&1)
-log "raw netlink: $(tr '\n' ' ' <<<"$raw")"
-bad_kernel() {
-	grep -q 'ibl must be in (0, 1]' <<<"$raw" && grep -q 'pool_limit must be 1..1000000' <<<"$raw" &&
-		grep -q 'input must be a list' <<<"$raw" && grep -q 'input names no interface' <<<"$raw" &&
-		grep -q 'input names an interface twice' <<<"$raw" &&
-		grep -q 'pool_limit is required to create a pool' <<<"$raw" &&
-		grep -q 'pool_limit and ibl need a pool' <<<"$raw" &&
-		test "$(grep -c 'decbit: ' <<<"$raw")" = 9
-}
-check "bad_options_kernel (9 refused with their messages)" bad_kernel
-check "unchanged_after_bad" grep -q "pool 7 pool_limit ${NT}p ibl 0.25 input hin" <<<"$(rt qdisc show dev o1)"
 
-# udp NS DST PORT RATE SECONDS: iperf3 UDP, JSON to /tmp/pu.$$.PORT
+# bad values are refused with a message and change nothing
+bad_options() {
+	local hin raw
+	pool_qdiscs || return 1
+	check "bad_options_plugin" bad_plugin
+	hin=$(ip netns exec "$R" cat /sys/class/net/hin/ifindex)
+	raw=$( {
+		nl o1 9:I:0; nl o1 9:I:1000001; nl o1 8:I:0; nl o1 8:I:1000001
+		nl o1 10:raw:010000; nl o1 10:I:99999; nl o1 "10:raw:$(le32 "$hin")$(le32 "$hin")"
+		nl o1 7:I:99; nl o1 7:I:0 8:I:5
+	} 2>&1)
+	log "raw netlink: $(tr '\n' ' ' <<<"$raw")"
+	bad_kernel() {
+		grep -q 'ibl must be in (0, 1]' <<<"$raw" && grep -q 'pool_limit must be 1..1000000' <<<"$raw" &&
+			grep -q 'input must be a list' <<<"$raw" && grep -q 'input names no interface' <<<"$raw" &&
+			grep -q 'input names an interface twice' <<<"$raw" &&
+			grep -q 'pool_limit is required to create a pool' <<<"$raw" &&
+			grep -q 'pool_limit and ibl need a pool' <<<"$raw" &&
+			test "$(grep -c 'decbit: ' <<<"$raw")" = 9
+	}
+	bad_kernel() {
+		grep -q 'ibl must be in (0, 1]' <<<"$raw" && grep -q 'pool_limit must be 1..1000000' <<<"$raw" &&
+			grep -q 'input must be a list' <<<"$raw" && grep -q 'input names no interface' <<<"$raw" &&
+			grep -q 'input names an interface twice' <<<"$raw" &&
+			grep -q 'pool_limit is required to create a pool' <<<"$raw" &&
+			grep -q 'pool_limit and ibl need a pool' <<<"$raw" &&
+			test "$(grep -c 'decbit: ' <<<"$raw")" = 9
+	}
+	check "bad_options_kernel (9 refused with their messages)" bad_kernel
+	check "unchanged_after_bad" grep -q "pool 7 pool_limit ${NT}p ibl 0.25 input hin" <<<"$(rt qdisc show dev o1)"
+}
+
+# udp NS DST PORT RATE SECONDS: iperf3 UDP, JSON to $TMP_DIR/pu.PORT
 udp() {
 	ip netns exec "$1" iperf3 -c "$2" -p "$3" -u -b "$4" -l 1400 -t "$5" -J \
-		>"/tmp/pu.$$.$3" 2>/dev/null
+		>"$TMP_DIR/pu.$3" 2>/dev/null
 }
 # rx PORT: the rate received (sent less the receiver's count of lost)
-rx() { jq -r '.end.sum | (.bits_per_second // 0) * (1 - (.lost_percent // 100) / 100)' "/tmp/pu.$$.$1"; }
+rx() { jq -r '.end.sum | (.bits_per_second // 0) * (1 - (.lost_percent // 100) / 100)' "$TMP_DIR/pu.$1"; }
 # sample SECONDS: o1's and o2's queues and the pool, every 20 ms, into
-# /tmp/ps.$$ ("ms qlen_o1 qlen_o2 pool_used pool_input")
+# $TMP_DIR/ps ("ms qlen_o1 qlen_o2 pool_used pool_input")
 sample() {
-	rm -f /tmp/ps.$$
-	"$SELFTESTS_DIR/pool_sample.py" "$R" "$1" 20 o1 o2 >/tmp/ps.$$ &
+	rm -f "$TMP_DIR/ps"
+	"$SELFTESTS_DIR/pool_sample.py" "$R" "$1" 20 o1 o2 >"$TMP_DIR/ps" &
 	smp=$!
-	busywait 20000 test -s /tmp/ps.$$
+	busywait 20000 test -s "$TMP_DIR/ps"
 }
-col_max() { awk -v c="$1" '!/^#/ && $c > m { m = $c } END { print m + 0 }' /tmp/ps.$$; }
+col_max() { awk -v c="$1" '!/^#/ && $c > m { m = $c } END { print m + 0 }' "$TMP_DIR/ps"; }
 pool_empty() { [ "$(st o1 pool_used)" = 0 ] && [ "$(st o1 pool_input)" = 0 ] && [ "$(st o2 pool_used)" = 0 ]; }
 # udp_pair SAMPLE_S SECS NS1 DST1 PORT1 NS2 DST2 PORT2: two 30 Mbit/s UDP
 # flows started together, the pool sampled.  If one flow's UDP fills the
@@ -131,116 +136,167 @@ udp_pair() {
 		udp "$6" "$7" "$8" 30M "$2"
 		wait $u $smp
 		fcmp "$(rx "$5")" '>' 0 && fcmp "$(rx "$8")" '>' 0 && return 0
-		log "attempt $attempt: a flow did not start: $(jq -c '.error // .end.sum' "/tmp/pu.$$.$5" "/tmp/pu.$$.$8" 2>&1 | tr '\n' ' ')"
+		log "attempt $attempt: a flow did not start: $(jq -c '.error // .end.sum' "$TMP_DIR/pu.$5" "$TMP_DIR/pu.$8" 2>&1 | tr '\n' ' ')"
 	done
 }
 
-# 7-8: input alone: at most N_I buffers, the rest refused by the limit
-sample 4
-udp "$A" 10.11.0.2 5201 30M 3
-wait $smp
-in_used=$(col_max 4)
-in_input=$(col_max 5)
-log "input alone, 30 Mbit/s into 10: $(rx 5201) bit/s received; pool_used max $in_used, pool_input max $in_input; ibl_dropped $(st o1 ibl_dropped), pool_dropped $(st o1 pool_dropped)"
-check "input_held_to_N_I (max $in_input <= $NI)" test "$in_input" -le $NI -a "$in_used" -le $NI -a "$in_input" -ge 1
-check "input_refused_by_ibl" test "$(st o1 ibl_dropped)" -gt 0 -a "$(st o1 pool_dropped)" = 0
-
-# 9-10: input and transit into the same egress: transit takes the buffers
-# input may not (N_T - N_I = 15 against 5), and the link in that ratio
-udp_pair 5 4 "$A" 10.11.0.2 5204 "$B" 10.11.0.2 5205
-ibl0=$ibl_at_start
-rx_in=$(rx 5204)
-rx_tr=$(rx 5205)
-mix_used=$(col_max 4)
-mix_input=$(col_max 5)
-log "input and transit, 30 Mbit/s each: input $rx_in bit/s, transit $rx_tr bit/s received; pool_used max $mix_used, pool_input max $mix_input; ibl_dropped +$(($(st o1 ibl_dropped) - ibl0)), pool_dropped $(st o1 pool_dropped)"
-limited_passes() {
-	fcmp "$rx_in" '>' 100000 && fcmp "$rx_tr" '>=' "$(awk -v i="$rx_in" 'BEGIN { print 2 * i }')"
+# input alone: at most N_I buffers, the rest refused by the limit
+input_alone() {
+	local in_used in_input
+	pool_qdiscs || return 1
+	sample 4
+	udp "$A" 10.11.0.2 5201 30M 3
+	wait $smp
+	in_used=$(col_max 4)
+	in_input=$(col_max 5)
+	log "input alone, 30 Mbit/s into 10: $(rx 5201) bit/s received; pool_used max $in_used, pool_input max $in_input; ibl_dropped $(st o1 ibl_dropped), pool_dropped $(st o1 pool_dropped)"
+	check "input_held_to_N_I (max $in_input <= $NI)" test "$in_input" -le $NI -a "$in_used" -le $NI -a "$in_input" -ge 1
+	check "input_refused_by_ibl" test "$(st o1 ibl_dropped)" -gt 0 -a "$(st o1 pool_dropped)" = 0
 }
-check "input_limited_transit_passes (transit $rx_tr >= 2 x input $rx_in > 0)" limited_passes
-check "pool_bounds_held (used $mix_used <= $NT, input $mix_input <= $NI)" \
-	test "$mix_used" -le $NT -a "$mix_input" -le $NI -a "$mix_used" -ge $((NT - 2)) -a "$(st o1 ibl_dropped)" -gt "$ibl0"
-log "received in all: $(awk -v a="$rx_in" -v b="$rx_tr" -v c=$C 'BEGIN { printf "%.3f", (a + b) / c }') of one egress"
 
-# 11-13: transit to both egresses: one pool of N_T for the two queues.
-udp_pair 4 3 "$B" 10.11.0.2 5202 "$B" 10.12.0.2 5203
-sh_used=$(col_max 4)
-q1=$(col_max 2)
-q2=$(col_max 3)
-# samples where o1's pool count exceeds o1's own queue by >= 3: o2's packets
-others=$(awk '!/^#/ && $4 >= $2 + 3 && $3 >= 3 { n++ } END { print n + 0 }' /tmp/ps.$$)
-log "two egresses, transit 30 Mbit/s each: $(rx 5202) and $(rx 5203) bit/s; queue max o1 $q1 o2 $q2; pool_used max $sh_used; samples with both queues in the pool $others of $(grep -vc '^#' /tmp/ps.$$); pool_dropped o1 $(st o1 pool_dropped) o2 $(st o2 pool_dropped)"
-check "pool_shared_by_two_egresses ($others samples)" test "$others" -ge 5 -a "$sh_used" -le $NT
-# (each qdisc's own limit is 1000: only the pool refuses)
-check "both_egresses_refused_by_pool" test "$(st o1 pool_dropped)" -gt 0 -a "$(st o2 pool_dropped)" -gt 0
-both_served() { fcmp "$(rx 5202)" '>=' 1000000 && fcmp "$(rx 5203)" '>=' 1000000; }
-check "both_egresses_served" both_served
+# input and transit into the same egress: transit takes the buffers input
+# may not (N_T - N_I = 15 against 5), and the link in that ratio
+input_and_transit() {
+	local ibl0 rx_in rx_tr mix_used mix_input
+	pool_qdiscs || return 1
+	udp_pair 5 4 "$A" 10.11.0.2 5204 "$B" 10.11.0.2 5205
+	ibl0=$ibl_at_start
+	rx_in=$(rx 5204)
+	rx_tr=$(rx 5205)
+	mix_used=$(col_max 4)
+	mix_input=$(col_max 5)
+	log "input and transit, 30 Mbit/s each: input $rx_in bit/s, transit $rx_tr bit/s received; pool_used max $mix_used, pool_input max $mix_input; ibl_dropped +$(($(st o1 ibl_dropped) - ibl0)), pool_dropped $(st o1 pool_dropped)"
+	limited_passes() {
+		fcmp "$rx_in" '>' 100000 && fcmp "$rx_tr" '>=' "$(awk -v i="$rx_in" 'BEGIN { print 2 * i }')"
+	}
+	check "input_limited_transit_passes (transit $rx_tr >= 2 x input $rx_in > 0)" limited_passes
+	check "pool_bounds_held (used $mix_used <= $NT, input $mix_input <= $NI)" \
+		test "$mix_used" -le $NT -a "$mix_input" -le $NI -a "$mix_used" -ge $((NT - 2)) -a "$(st o1 ibl_dropped)" -gt "$ibl0"
+	log "received in all: $(awk -v a="$rx_in" -v b="$rx_tr" -v c=$C 'BEGIN { printf "%.3f", (a + b) / c }') of one egress"
+}
 
-# 14: counts back to zero once the queues drain
-busywait 5000 pool_empty
-check "counts_zero_after_traffic (used $(st o1 pool_used) input $(st o1 pool_input))" pool_empty
+# transit to both egresses: one pool of N_T for the two queues; counts
+# back to zero once the queues drain
+two_egresses() {
+	local sh_used q1 q2 others
+	pool_qdiscs || return 1
+	udp_pair 4 3 "$B" 10.11.0.2 5202 "$B" 10.12.0.2 5203
+	sh_used=$(col_max 4)
+	q1=$(col_max 2)
+	q2=$(col_max 3)
+	# samples where o1's pool count exceeds o1's own queue by >= 3: o2's packets
+	others=$(awk '!/^#/ && $4 >= $2 + 3 && $3 >= 3 { n++ } END { print n + 0 }' "$TMP_DIR/ps")
+	log "two egresses, transit 30 Mbit/s each: $(rx 5202) and $(rx 5203) bit/s; queue max o1 $q1 o2 $q2; pool_used max $sh_used; samples with both queues in the pool $others of $(grep -vc '^#' "$TMP_DIR/ps"); pool_dropped o1 $(st o1 pool_dropped) o2 $(st o2 pool_dropped)"
+	check "pool_shared_by_two_egresses ($others samples)" test "$others" -ge 5 -a "$sh_used" -le $NT
+	# (each qdisc's own limit is 1000: only the pool refuses)
+	check "both_egresses_refused_by_pool" test "$(st o1 pool_dropped)" -gt 0 -a "$(st o2 pool_dropped)" -gt 0
+	both_served() { fcmp "$(rx 5202)" '>=' 1000000 && fcmp "$(rx 5203)" '>=' 1000000; }
+	check "both_egresses_served" both_served
 
-# 15: packets sent by the router itself are input
-rt qdisc change dev o1 root decbit noinput
-ibl0=$(st o1 ibl_dropped)
-udp_blast "$R" 10.11.0.2 3000
-log "3000 datagrams sent by r itself: ibl_dropped +$(($(st o1 ibl_dropped) - ibl0)), pool_input_limit $(st o1 pool_input_limit)"
-check "local_traffic_is_input" test "$(st o1 ibl_dropped)" -gt "$ibl0"
-rt qdisc change dev o1 root decbit input hin
+	# 14: counts back to zero once the queues drain
+	busywait 5000 pool_empty
+	check "counts_zero_after_traffic (used $(st o1 pool_used) input $(st o1 pool_input))" pool_empty
+}
 
-# 16-17: a thousand changes on both interfaces under traffic: limits that
-# trim queues, moves between pools, input lists, replace, delete and add,
-# link down and up (reset); then the counts are exact again
-ops=/tmp/pb.$$
-: >"$ops"
-for i in $(seq 1 100); do
-	cat >>"$ops" <<-EOF
-	qdisc change dev o1 root decbit limit 3
-	qdisc change dev o1 root decbit limit 1000 ibl 0.1
-	qdisc change dev o2 root decbit pool 8 pool_limit 10 ibl 0.5
-	qdisc change dev o1 root decbit noinput
-	qdisc change dev o2 root decbit pool 7
-	qdisc change dev o1 root decbit input hin ibl 0.25
-	qdisc replace dev o2 root decbit rate 10mbit pool 7 input hin
-	qdisc change dev o1 root decbit pool 0
-	qdisc change dev o1 root decbit pool 7
-	qdisc del dev o2 root
-	qdisc add dev o2 root decbit rate 10mbit pool 7 input hin
-	EOF
-done
-nops=$(wc -l <"$ops")
-udp "$A" 10.11.0.2 5207 30M 12 &
-u1=$!
-udp "$B" 10.11.0.2 5208 30M 12 &
-u2=$!
-udp "$B" 10.12.0.2 5209 30M 12 &
-u3=$!
-sleep 1
-t0=$(date +%s)
-rt -force -batch "$ops" >/tmp/pb.out.$$ 2>&1
-berr=$?
-ip -n "$R" link set o2 down && ip -n "$R" link set o2 up
-ip -n "$R" link set o1 down && ip -n "$R" link set o1 up
-log "$nops tc commands and 2 link resets under traffic in $(($(date +%s) - t0)) s (status $berr): o1 queue $(st o1 qlen), pool_used $(st o1 pool_used)"
-wait $u1 $u2 $u3
-busywait 5000 pool_empty
-log "after traffic: o1 $(rt -s qdisc show dev o1 | tr '\n' ' ')"
-check "changes_under_traffic_accepted" test "$berr" = 0
-check "counts_exact_after_changes (used $(st o1 pool_used)/$(st o2 pool_used) input $(st o1 pool_input))" pool_empty
+# packets sent by the router itself are input
+local_input() {
+	local ibl0
+	pool_qdiscs || return 1
+	rt qdisc change dev o1 root decbit noinput
+	ibl0=$(st o1 ibl_dropped)
+	udp_blast "$R" 10.11.0.2 3000
+	log "3000 datagrams sent by r itself: ibl_dropped +$(($(st o1 ibl_dropped) - ibl0)), pool_input_limit $(st o1 pool_input_limit)"
+	check "local_traffic_is_input" test "$(st o1 ibl_dropped)" -gt "$ibl0"
+	rt qdisc change dev o1 root decbit input hin
+}
 
-# 18-20: the pool goes with its last qdisc
-rt qdisc del dev o1 root
-check "pool_survives_one_member" grep -q "pool 7 pool_limit ${NT}p" <<<"$(rt qdisc show dev o2)"
-rt qdisc del dev o2 root
-out=$(rt qdisc add dev o1 root decbit pool 7 2>&1)
-log "$out"
-check "pool_gone_with_last_qdisc" grep -q 'pool_limit is required to create a pool' <<<"$out"
-# decbit with marking and an input limit in one qdisc, and each pool per
-# namespace: pool 7 in another namespace is another pool
-rt qdisc add dev o1 root decbit threshold 2 pool 7 pool_limit 30 ibl 0.5
-out=$(tc -n "$S1" qdisc add dev eth0 root decbit pool 7 2>&1)
-check "pools_per_namespace" grep -q 'pool_limit is required to create a pool' <<<"$out"
-rt qdisc del dev o1 root
+# a thousand changes on both interfaces under traffic: limits that trim
+# queues, moves between pools, input lists, replace, delete and add, link
+# down and up (reset); then the counts are exact again
+changes_under_traffic() {
+	local ops i nops u1 u2 u3 t0 berr
+	pool_qdiscs || return 1
+	ops=$TMP_DIR/ops
+	: >"$ops"
+	for i in $(seq 1 100); do
+		cat >>"$ops" <<-EOF
+		qdisc change dev o1 root decbit limit 3
+		qdisc change dev o1 root decbit limit 1000 ibl 0.1
+		qdisc change dev o2 root decbit pool 8 pool_limit 10 ibl 0.5
+		qdisc change dev o1 root decbit noinput
+		qdisc change dev o2 root decbit pool 7
+		qdisc change dev o1 root decbit input hin ibl 0.25
+		qdisc replace dev o2 root decbit rate 10mbit pool 7 input hin
+		qdisc change dev o1 root decbit pool 0
+		qdisc change dev o1 root decbit pool 7
+		qdisc del dev o2 root
+		qdisc add dev o2 root decbit rate 10mbit pool 7 input hin
+		EOF
+	done
+	nops=$(wc -l <"$ops")
+	udp "$A" 10.11.0.2 5207 30M 12 &
+	u1=$!
+	udp "$B" 10.11.0.2 5208 30M 12 &
+	u2=$!
+	udp "$B" 10.12.0.2 5209 30M 12 &
+	u3=$!
+	sleep 1
+	t0=$(date +%s)
+	rt -force -batch "$ops" >"$TMP_DIR/ops.out" 2>&1
+	berr=$?
+	ip -n "$R" link set o2 down && ip -n "$R" link set o2 up
+	ip -n "$R" link set o1 down && ip -n "$R" link set o1 up
+	log "$nops tc commands and 2 link resets under traffic in $(($(date +%s) - t0)) s (status $berr): o1 queue $(st o1 qlen), pool_used $(st o1 pool_used)"
+	wait $u1 $u2 $u3
+	busywait 5000 pool_empty
+	log "after traffic: o1 $(rt -s qdisc show dev o1 | tr '\n' ' ')"
+	check "changes_under_traffic_accepted" test "$berr" = 0
+	check "counts_exact_after_changes (used $(st o1 pool_used)/$(st o2 pool_used) input $(st o1 pool_input))" pool_empty
+}
 
-rm -f /tmp/pu.$$.* /tmp/ps.$$ "$ops" /tmp/pb.out.$$
-ktap_finish
+# the pool goes with its last qdisc; decbit with marking and an input
+# limit in one qdisc, and each pool per namespace: pool 7 in another
+# namespace is another pool
+pool_lifetime() {
+	local out
+	pool_qdiscs || return 1
+	rt qdisc del dev o1 root
+	check "pool_survives_one_member" grep -q "pool 7 pool_limit ${NT}p" <<<"$(rt qdisc show dev o2)"
+	rt qdisc del dev o2 root
+	out=$(rt qdisc add dev o1 root decbit pool 7 2>&1)
+	log "$out"
+	check "pool_gone_with_last_qdisc" grep -q 'pool_limit is required to create a pool' <<<"$out"
+	# decbit with marking and an input limit in one qdisc, and each pool per
+	# namespace: pool 7 in another namespace is another pool
+	rt qdisc add dev o1 root decbit threshold 2 pool 7 pool_limit 30 ibl 0.5
+	out=$(tc -n "$S1" qdisc add dev eth0 root decbit pool 7 2>&1)
+	check "pools_per_namespace" grep -q 'pool_limit is required to create a pool' <<<"$out"
+	rt qdisc del dev o1 root
+}
+
+# a server port per flow and test: an iperf3 server serves one test at a
+# time and may still be closing the last one
+setup_prepare() {
+	local p
+	setup_ns A B R S1 S2 || return 1
+	veth_pair "$A" eth0 "$R" hin 10.1.0.1 10.1.0.254 &&
+	veth_pair "$B" eth0 "$R" htr 10.2.0.1 10.2.0.254 &&
+	veth_pair "$R" o1 "$S1" eth0 10.11.0.1 10.11.0.2 &&
+	veth_pair "$R" o2 "$S2" eth0 10.12.0.1 10.12.0.2 || return 1
+	ip -n "$A" route add default via 10.1.0.254
+	ip -n "$B" route add default via 10.2.0.254
+	ip -n "$S1" route add default via 10.11.0.1
+	ip -n "$S2" route add default via 10.12.0.1
+	for p in 5201 5202 5204 5205 5207 5208; do
+		ip netns exec "$S1" iperf3 -s -p $p >/dev/null 2>&1 &
+		PIDS+=($!)
+	done
+	for p in 5203 5209; do
+		ip netns exec "$S2" iperf3 -s -p $p >/dev/null 2>&1 &
+		PIDS+=($!)
+	done
+	busywait 10000 ip netns exec "$S2" sh -c 'ss -ltn | grep -q ":5209 "'
+}
+
+setup_prepare || exit $ksft_fail
+tests_run

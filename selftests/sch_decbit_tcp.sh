@@ -23,6 +23,7 @@
 ALL_TESTS="decbit_source dctcp_source"
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_decbit.sh"
 
 require_cmd tc iperf3 jq ethtool
 require_module sch_decbit tcp_decbit tcp_dctcp sch_netem

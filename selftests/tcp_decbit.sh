@@ -8,41 +8,17 @@
 #
 # s1 - r1 =[rb0: bottleneck]=> r2 =[r2d0: netem 20ms]=> d
 
+ALL_TESTS="selection four_flows iperf3_C one_flow receivers droptail"
+
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_decbit.sh"
 
 require_cmd tc iperf3 jq ethtool ss
 require_module sch_decbit tcp_decbit sch_netem
 
-ktap_header 21
-
-allow_cc decbit
-
-dumbbell 1 || { echo "# topology setup failed"; exit $ksft_fail; }
-big_buffers "$S1" "$D"
-for ns in "$S1" "$D"; do
-	ip netns exec "$ns" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0
-done
-ip netns exec "$R2" tc qdisc add dev r2d0 root netem delay 20ms limit 10000
-# A listener takes the namespace's default congestion control when it is
-# created, and only one that asks for ECN accepts an ECT SYN: 5201 and
-# 5204-5206 run decbit, 5203 cubic (for the receivers without decbit).
-ip netns exec "$D" sysctl -qw net.ipv4.tcp_congestion_control=cubic
-ip netns exec "$D" iperf3 -s -p 5203 >/dev/null 2>&1 &
-PIDS+=($!)
-busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5203 "'
-ip netns exec "$D" sysctl -qw net.ipv4.tcp_congestion_control=decbit
-for port in 5201 5204 5205 5206; do
-	ip netns exec "$D" iperf3 -s -p $port >/dev/null 2>&1 &
-	PIDS+=($!)
-done
-busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5206 "'
-
-# 1-2: selectable by sysctl in a namespace and listed as available
-check "sysctl_selects_decbit" ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=decbit
-check "listed_available" grep -qw decbit /proc/sys/net/ipv4/tcp_available_congestion_control
-
-# 3: parameters refuse values out of their bounds and keep the old value
+tr=/sys/kernel/tracing
 p=/sys/module/tcp_decbit/parameters
+
 params_bounded() {
 	local bad
 	for bad in "cutoff 0" "cutoff 101" "decrease 0" "decrease 1024" \
@@ -57,28 +33,15 @@ params_bounded() {
 		echo 100 >"$p/pacing_ca" && [ "$(cat "$p/cutoff")" = 50 ] &&
 		[ "$(cat "$p/decrease")" = 896 ] && [ "$(cat "$p/pacing_ca")" = 100 ]
 }
-check "params_bounded" params_bounded
 
-tr=/sys/kernel/tracing
-[ -d "$tr/events" ] || mount -t tracefs nodev "$tr" 2>/dev/null
-ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
-# 4: four flows started 2 s apart, 38 s for the first: Jain's index of
-# their throughputs over the last 10 s (26-36 s, when the last flow has run
-# 20 s; 16-36 s logged).  Throughput is what the receiver acknowledged
-# (tcp_info bytes_acked of each flow, read at both ends of the window):
-# iperf3's intervals count what the client wrote into its send buffer,
-# which with large buffers happens in chunks of ~1.3 MB per second.
-# The issue asks 0.98; measured over 10 s with 4-5 packets per flow:
-# 0.966-0.9985 in 25 runs (both kernels, one-vCPU guests), over 20 s
-# 0.979-0.998.  Mean windows over 20 s differ by up to 25 % between flows
-# (logged: e.g. 5.44 against 4.00 packets, the first with 161 increases to
-# 232 decreases, the second 130 to 248): some flows see marks at the
-# cutoff less often than others for seconds at a time.  With exact
-# arrivals the two cores give 0.992 over the same 10 s and utilisation
-# 0.79 (tcp_decbit/decbit_loop_test.c, asserted >= 0.98 there), the
-# utilisation measured here (0.79-0.84).  Asserted: 0.95, i.e. no flow
-# persistently far from its share (one flow at half of the others'
-# throughput gives 0.94).
+# selectable by sysctl in a namespace and listed as available; parameters
+# refuse values out of their bounds and keep the old value
+selection() {
+	check "sysctl_selects_decbit" ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=decbit
+	check "listed_available" grep -qw decbit /proc/sys/net/ipv4/tcp_available_congestion_control
+	check "params_bounded" params_bounded
+}
+
 acked_by_port() {	# "port bytes_acked cc" of each flow from s1 to d
 	ip netns exec "$S1" ss -tin state established dst 10.9.0.2 | awk '!/bytes_acked:/ {
 			for (i = 1; i <= NF; i++) if ($i ~ /:[0-9]+$/) { n = split($i, a, ":"); p = a[n] } }
@@ -87,42 +50,12 @@ acked_by_port() {	# "port bytes_acked cc" of each flow from s1 to d
 		END { for (p in b) print p, b[p], c[p] }' | sort
 }
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
-fb4=$(decbit_fallbacks)
-cs=()
-k=0
-t0=$(date +%s%N)
-for port in 5201 5204 5205 5206; do
-	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p $port -C decbit -t $((38 - 2 * k)) >/dev/null 2>&1 &
-	cs+=($!)
-	k=$((k + 1))
-	[ $k -lt 4 ] && sleep 2
-done
-PIDS+=("${cs[@]}")
-for at in 16 26 36; do
-	left=$((at * 1000 - $(ms_since "$t0")))
-	if [ $left -gt 0 ]; then
-		sleep "$(printf '%d.%03d' $((left / 1000)) $((left % 1000)))"
-	fi
-	acked_by_port >"/tmp/t4.$at.$$"
-	echo "$(ms_since "$t0")" >>"/tmp/t4.$at.$$"
-	[ $at = 16 ] && echo >"$tr/trace" && echo 1 >"$tr/events/tcp_decbit/enable"
-	echo "$(qdisc_stat "$R1" rb0 bytes) $(ms_since "$t0")" >"/tmp/t4b.$at.$$"
-done
-echo 0 >"$tr/events/tcp_decbit/enable"
-wait "${cs[@]}"
-log "four flows, decisions 16-36 s by port: $(grep 'decbit_decision:' "$tr/trace" | awk '{
-	for (i = 1; i <= NF; i++) {
-		if ($i ~ /^dport=/) p = substr($i, 7)
-		if ($i ~ /^cwnd=/) { split(substr($i, 6), w, "->"); a = w[2] }
-		if ($i ~ /^reason=/) r = substr($i, 8)
-	}
-	n[p, r]++; ws[p] += a; k[p]++; ports[p]
-} END { for (p in ports) printf "%s: %d inc %d dec %d hold, mean w %.2f; ", p, n[p, "increase"], n[p, "decrease"], n[p, "hold"], ws[p] / k[p] }')"
+
 # rates FROM TO: each flow's Mbit/s between the samples at FROM and TO s
 rates() {
 	awk 'FNR == 1 { f++ } NF == 3 { b[f, $1] = $2; ports[$1] } NF == 1 { t[f] = $1 }
 		END { for (p in ports) if ((1, p) in b && (2, p) in b && b[1, p] > 0)
-			printf "%.3f ", (b[2, p] - b[1, p]) * 8 / (t[2] - t[1]) / 1000 }' "/tmp/t4.$1.$$" "/tmp/t4.$2.$$"
+			printf "%.3f ", (b[2, p] - b[1, p]) * 8 / (t[2] - t[1]) / 1000 }' "$TMP_DIR/t4.$1" "$TMP_DIR/t4.$2"
 }
 # Jain's index by the runner's own function; 0 unless all four flows ran
 jain_of() {
@@ -131,21 +64,69 @@ from congavoid_exp.metrics import jain
 x = [float(v) for v in sys.argv[1:]]
 print("%.4f" % (jain(x) if len(x) == 4 and min(x) > 0 else 0))' "$@"
 }
-ccs=$(awk 'NF == 3 { printf "%s ", $3 }' "/tmp/t4.36.$$")
-r20=$(rates 16 36)
-r10=$(rates 26 36)
-jain=$(jain_of $r20)
-jain10=$(jain_of $r10)
-util4=$(cat "/tmp/t4b.16.$$" "/tmp/t4b.36.$$" | awk '{ b[NR] = $1; t[NR] = $2 }
-	END { printf "%.3f", (b[2] - b[1]) * 8 / (t[2] - t[1]) / 1e4 }')
-rm -f /tmp/t4.*.$$ /tmp/t4b.*.$$
-fb4=$(($(decbit_fallbacks) - fb4))
-log "four flows ($ccs), last 10 s: ${r10}Mbit/s, Jain $jain10; 16-36 s: ${r20}Mbit/s, Jain $jain; bottleneck utilisation $util4; drops $(qdisc_stat "$R1" rb0 drops), fallbacks +$fb4"
-# (and all four ran decbit: a Reno fallback would not be this test)
-four_fair() { [ "$fb4" = 0 ] && fcmp "$jain10" '>=' 0.95; }
-check "four_flows_jain_last_10s_ge_0.95 ($jain10, fallbacks +$fb4)" four_fair
 
-# 4-5: iperf3 3.12 sets TCP_CONGESTION after connect(), so the SYN goes out
+# four flows started 2 s apart, 38 s for the first: Jain's index of their
+# throughputs over the last 10 s (26-36 s, when the last flow has run 20
+# s; 16-36 s logged).  Throughput is what the receiver acknowledged
+# (tcp_info bytes_acked of each flow, read at both ends of the window):
+# iperf3's intervals count what the client wrote into its send buffer,
+# which with large buffers happens in chunks.  Some flows see marks at the
+# cutoff less often than others for seconds at a time (the decisions by
+# port are logged), so the index over 10 s moves from run to run (the
+# figures: docs/testing.md).  Asserted: 0.95, i.e. no flow persistently
+# far from its share (one flow at half of the others' throughput gives
+# 0.94).
+four_flows() {
+	local cs k t0 port at left fb4 ccs r20 r10 jain jain10 util4
+	ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
+	defer ip netns exec "$R1" tc qdisc del dev rb0 root
+	defer trace_off
+	fb4=$(decbit_fallbacks)
+	cs=()
+	k=0
+	t0=$(date +%s%N)
+	for port in 5201 5204 5205 5206; do
+		ip netns exec "$S1" iperf3 -c 10.9.0.2 -p $port -C decbit -t $((38 - 2 * k)) >/dev/null 2>&1 &
+		cs+=($!)
+		k=$((k + 1))
+		[ $k -lt 4 ] && sleep 2
+	done
+	PIDS+=("${cs[@]}")
+	for at in 16 26 36; do
+		left=$((at * 1000 - $(ms_since "$t0")))
+		if [ $left -gt 0 ]; then
+			sleep "$(printf '%d.%03d' $((left / 1000)) $((left % 1000)))"
+		fi
+		acked_by_port >"$TMP_DIR/t4.$at"
+		echo "$(ms_since "$t0")" >>"$TMP_DIR/t4.$at"
+		[ $at = 16 ] && echo >"$tr/trace" && echo 1 >"$tr/events/tcp_decbit/enable"
+		echo "$(qdisc_stat "$R1" rb0 bytes) $(ms_since "$t0")" >"$TMP_DIR/t4b.$at"
+	done
+	echo 0 >"$tr/events/tcp_decbit/enable"
+	wait "${cs[@]}"
+	log "four flows, decisions 16-36 s by port: $(grep 'decbit_decision:' "$tr/trace" | awk '{
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^dport=/) p = substr($i, 7)
+			if ($i ~ /^cwnd=/) { split(substr($i, 6), w, "->"); a = w[2] }
+			if ($i ~ /^reason=/) r = substr($i, 8)
+		}
+		n[p, r]++; ws[p] += a; k[p]++; ports[p]
+	} END { for (p in ports) printf "%s: %d inc %d dec %d hold, mean w %.2f; ", p, n[p, "increase"], n[p, "decrease"], n[p, "hold"], ws[p] / k[p] }')"
+	ccs=$(awk 'NF == 3 { printf "%s ", $3 }' "$TMP_DIR/t4.36")
+	r20=$(rates 16 36)
+	r10=$(rates 26 36)
+	jain=$(jain_of $r20)
+	jain10=$(jain_of $r10)
+	util4=$(cat "$TMP_DIR/t4b.16" "$TMP_DIR/t4b.36" | awk '{ b[NR] = $1; t[NR] = $2 }
+		END { printf "%.3f", (b[2] - b[1]) * 8 / (t[2] - t[1]) / 1e4 }')
+	fb4=$(($(decbit_fallbacks) - fb4))
+	log "four flows ($ccs), last 10 s: ${r10}Mbit/s, Jain $jain10; 16-36 s: ${r20}Mbit/s, Jain $jain; bottleneck utilisation $util4; drops $(qdisc_stat "$R1" rb0 drops), fallbacks +$fb4"
+	# (and all four ran decbit: a Reno fallback would not be this test)
+	four_fair() { [ "$fb4" = 0 ] && fcmp "$jain10" '>=' 0.95; }
+	check "four_flows_jain_last_10s_ge_0.95 ($jain10, fallbacks +$fb4)" four_fair
+}
+
+# iperf3 3.12 sets TCP_CONGESTION after connect(), so the SYN goes out
 # under the namespace's default (cubic here) and asks for ECN only if the
 # sender asks anyway (tcp_ecn=1, or a route with "features ecn").  With
 # it, "-C decbit" runs decbit; without, decbit falls back to Reno on the
@@ -165,11 +146,16 @@ cc_after_connect() {	# TCP_ECN: "<cc of the data connection> <fallbacks added>"
 	echo "${cc:-none} $(($(decbit_fallbacks) - f0))"
 	ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=decbit net.ipv4.tcp_ecn=2
 }
-read -r cc1 fb1 <<<"$(cc_after_connect 1)"
-read -r cc2 fb2 <<<"$(cc_after_connect 2)"
-log "iperf3 -C decbit from a cubic namespace: tcp_ecn=1 runs $cc1 (fallbacks +$fb1), tcp_ecn=2 runs $cc2 (fallbacks +$fb2)"
-check "iperf3_C_decbit_sender_ecn1 ($cc1, +$fb1)" test "$cc1" = decbit -a "$fb1" = 0
-check "iperf3_C_decbit_sender_ecn2_reno_counted ($cc2, +$fb2)" test "$cc2" = decbit-reno -a "$fb2" -ge 1
+iperf3_C() {
+	local cc1 fb1 cc2 fb2
+	ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
+	defer ip netns exec "$R1" tc qdisc del dev rb0 root
+	read -r cc1 fb1 <<<"$(cc_after_connect 1)"
+	read -r cc2 fb2 <<<"$(cc_after_connect 2)"
+	log "iperf3 -C decbit from a cubic namespace: tcp_ecn=1 runs $cc1 (fallbacks +$fb1), tcp_ecn=2 runs $cc2 (fallbacks +$fb2)"
+	check "iperf3_C_decbit_sender_ecn1 ($cc1, +$fb1)" test "$cc1" = decbit -a "$fb1" = 0
+	check "iperf3_C_decbit_sender_ecn2_reno_counted ($cc2, +$fb2)" test "$cc2" = decbit-reno -a "$fb2" -ge 1
+}
 
 # flow SECS: one iperf3 -C decbit flow s1 -> d; from 5 s on, for SECS - 19
 # s, the bottleneck (netlink, every 20 ms) and the sender's cwnd (every
@@ -180,12 +166,12 @@ check "iperf3_C_decbit_sender_ecn2_reno_counted ($cc2, +$fb2)" test "$cc2" = dec
 # marked rtx cwnd_mean cwnd_min cwnd_max gaps gaps_short
 flow() {
 	local secs=$1 c t0 w samples=0 wsum=0 win=$(($1 - 19))
-	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C decbit -t "$secs" -J >/tmp/td.$$ 2>&1 &
+	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C decbit -t "$secs" -J >"$TMP_DIR/td.json" 2>&1 &
 	c=$!
 	PIDS+=($c)
 	sleep 5
 	cwnd_min=100000 cwnd_max=0
-	qdisc_measure "$R1" rb0 $win 10e6 >/tmp/tq.$$ &
+	qdisc_measure "$R1" rb0 $win 10e6 >"$TMP_DIR/tq" &
 	local qp=$!
 	t0=$(date +%s%N)
 	while [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt $((win * 1000)) ]; do
@@ -197,121 +183,157 @@ flow() {
 		sleep 0.5
 	done
 	wait $qp
-	read -r util qmean qsamples </tmp/tq.$$
+	read -r util qmean qsamples <"$TMP_DIR/tq"
 	# the knee from the connection's own minimum RTT (ping's is inflated
 	# by the guest's ICMP path): what the link carries in one round trip,
 	# plus the packet in service
 	minrtt=$(data_tcp "$S1" 10.9.0.2 minrtt)
 	knee=$(awk -v r="$minrtt" 'BEGIN { printf "%.1f", r / 1000 * 10e6 / (1514 * 8) + 1 }')
 	log "flow: measured until $(( ($(date +%s%N) - t0) / 1000000 + 5000 )) ms"
-	ip netns exec "$R1" python3 "$SELFTESTS_DIR/arrival_gaps.py" rs1 4 600 >/tmp/tg.$$
-	read -r gaps gaps_short </tmp/tg.$$
+	ip netns exec "$R1" python3 "$SELFTESTS_DIR/arrival_gaps.py" rs1 4 600 >"$TMP_DIR/tg"
+	read -r gaps gaps_short <"$TMP_DIR/tg"
 	log "flow: gaps until $(( ($(date +%s%N) - t0) / 1000000 + 5000 )) ms"
-	rm -f /tmp/tq.$$ /tmp/tg.$$
+	rm -f "$TMP_DIR/tq" "$TMP_DIR/tg"
 	wait $c
 	cwnd_mean=$(awk -v s=$wsum -v n=$samples 'BEGIN { printf "%.1f", s / n }')
 	drops=$(qdisc_stat "$R1" rb0 drops)
 	marked=$(qdisc_stat "$R1" rb0 marked)
-	rtx=$(jq -r '.end.sum_sent.retransmits' /tmp/td.$$)
-	rm -f /tmp/td.$$
+	rtx=$(jq -r '.end.sum_sent.retransmits' "$TMP_DIR/td.json")
+	rm -f "$TMP_DIR/td.json"
 }
 
-# 6-15: one flow over decbit: cwnd near the knee, link busy, short queue
-# (a new qdisc: its counters start at 0)
-ip netns exec "$R1" tc qdisc del dev rb0 root
-ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
-fb0=$(decbit_fallbacks)
-echo >"$tr/trace"
-echo 1 >"$tr/events/tcp_decbit/enable"
-flow 28
-echo 0 >"$tr/events/tcp_decbit/enable"
-grep 'decbit_decision:' "$tr/trace" >/tmp/tt.$$
-log "one flow: min RTT $minrtt ms, knee $knee pkts; cwnd mean $cwnd_mean (min $cwnd_min, max $cwnd_max); util $util, mean queue $qmean ($qsamples samples), drops $drops, marked $marked, retransmits $rtx; arrival gaps under 600 us: $gaps_short of $gaps"
-fb1=$(decbit_fallbacks)
-check "one_flow_ecn_used (marks $marked, fallbacks +$((fb1 - fb0)))" test "$marked" -gt 0 -a "$fb1" = "$fb0"
-check "one_flow_mean_queue_le_3" fcmp "$qmean" '<=' 3
-check "one_flow_no_drops" test "$drops" = 0
-# with no drops a retransmission can only be a tail-loss probe or a
-# spurious RTO while the TCG guest stalls; a flow that ignored the marks
-# would overflow the queue and retransmit dozens of segments
-check "one_flow_at_most_3_retransmits ($rtx)" test "$rtx" -le 3
-# the knee from the flow's min RTT (20.1 ms: 17.6 packets); measured cwnd
-# means 15.2-17.6 (C = 2: 18.5-20.8) and utilisation 0.74-0.84 with two
-# VMs side by side, 0.89-0.93 alone (C = 2: 0.78-0.84, 0.96 alone).  The
-# issue's >= 95 % is beyond the policy at C = 1: with exact arrivals the
-# two cores reach 0.934 (tcp_decbit/decbit_loop_test.c: the 7/8 decrease
-# from 18 packets lands at 15.75, below the knee, and the window climbs
-# back one packet per two RTTs), and arrival jitter costs more (0.848
-# there with up to 1 ms; late pacing timers here).  Asserted: cwnd within
-# a few (4) packets of the knee, and a floor.
-check "one_flow_cwnd_near_knee ($cwnd_mean, knee $knee)" \
-	fcmp "$(awk -v w="$cwnd_mean" -v k="$knee" 'BEGIN { d = w - k; print d < 0 ? -d : d }')" '<=' 4
-check "one_flow_utilisation (util $util >= 0.60)" fcmp "$util" '>=' 0.60
-# paced one packet at a time: GSO would send pairs (measured before the
-# fix: 670 of 1464 gaps under 600 us, i.e. half the packets; after: 24 of
-# 1953 alone, 75-171 of 1256-2475 with two VMs side by side); under 20 %
-check "one_flow_paced_packet_by_packet ($gaps_short of $gaps gaps < 600 us)" \
-	test "${gaps:-0}" -ge 200 -a "$((${gaps_short:-0} * 5))" -lt "${gaps:-0}"
-# the tracepoint: every decision follows the policy (window in 1/1000)
-awk '{
-	for (i = 1; i <= NF; i++) {
-		if ($i ~ /^cwnd=/) { split(substr($i, 6), w, "->"); b = w[1] * 1000; a = w[2] * 1000 }
-		if ($i ~ /^acked=/) k = substr($i, 7) + 0
-		if ($i ~ /^marked=/) m = substr($i, 8) + 0
-		if ($i ~ /^reason=/) r = substr($i, 8)
-	}
-	n[r]++
-	if (r == "increase" && (a - b < 999 || a - b > 1001 || 2 * m >= k)) bad_inc++
-	if (r == "decrease" && (a - b * 0.875 > 2 || b * 0.875 - a > 2 || 2 * m < k)) bad_dec++
-} END {
-	printf "%d %d %d %d %d\n", n["increase"], n["decrease"], n["hold"], bad_inc, bad_dec
-}' /tmp/tt.$$ >/tmp/tc.$$
-read -r n_inc n_dec n_hold bad_inc bad_dec </tmp/tc.$$
-log "trace: $(wc -l </tmp/tt.$$) decisions: $n_inc increase ($bad_inc off-policy), $n_dec decrease ($bad_dec off-policy), $n_hold hold; e.g. $(grep -m1 'reason=decrease' /tmp/tt.$$ | sed 's/.*decbit_decision: //')"
-check "trace_decisions" test "$n_inc" -gt 5 -a "$n_dec" -gt 5
-check "trace_increase_is_plus_one_below_cutoff" test "$bad_inc" = 0
-check "trace_decrease_is_7_8_at_cutoff" test "$bad_dec" = 0
-rm -f /tmp/tt.$$ /tmp/tc.$$
-# (threshold 2 is measured by the experiment runner: make demo's
-# decbit-t2 arm and the decbit-threshold scenario)
-
-# 15-17: receivers without decbit (cubic, tcp_ecn 0/1/2): the connection
-# works; without ECN the sender falls back to Reno and counts it
-for e in 0 1 2; do
-	ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=$e
+one_flow() {
+	local fb0 fb1 n_inc n_dec n_hold bad_inc bad_dec
+	defer trace_off
+	# one flow over decbit: cwnd near the knee, link busy, short queue
+	ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
+	defer ip netns exec "$R1" tc qdisc del dev rb0 root
 	fb0=$(decbit_fallbacks)
-	bytes=$(ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5203 -C decbit -t 3 -J 2>/dev/null |
-		jq -r '.end.sum_received.bytes')
+	echo >"$tr/trace"
+	echo 1 >"$tr/events/tcp_decbit/enable"
+	flow 28
+	echo 0 >"$tr/events/tcp_decbit/enable"
+	grep 'decbit_decision:' "$tr/trace" >"$TMP_DIR/tt"
+	log "one flow: min RTT $minrtt ms, knee $knee pkts; cwnd mean $cwnd_mean (min $cwnd_min, max $cwnd_max); util $util, mean queue $qmean ($qsamples samples), drops $drops, marked $marked, retransmits $rtx; arrival gaps under 600 us: $gaps_short of $gaps"
 	fb1=$(decbit_fallbacks)
-	log "receiver cubic, tcp_ecn=$e: ${bytes:-0} bytes received, reno fallbacks +$((fb1 - fb0))"
-	# measured on 6.1 and 6.12: tcp_ecn=0 refuses ECN (Reno fallback);
-	# with 1 or 2 ECN is negotiated and the receiver echoes RFC 3168
-	# style (ECE until CWR), which reads as runs of marks
-	if [ $e = 0 ]; then
-		check "receiver_cubic_ecn0_works_reno_fallback" test "${bytes:-0}" -gt 1000000 -a "$fb1" -gt "$fb0"
-	else
-		check "receiver_cubic_ecn${e}_works_with_ecn" test "${bytes:-0}" -gt 1000000 -a "$fb1" = "$fb0"
-	fi
-done
-ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=2
-
-# 18-19: drop-tail bottleneck (no marks): Reno-like on loss, no stall
-ip netns exec "$R1" tc qdisc del dev rb0 root
-ip netns exec "$R1" tc qdisc add dev rb0 root handle 1: tbf rate 10mbit burst 1600 limit 30000
-flow_tbf() {	# flow_tbf CC
-	bytes=$(ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C "$1" -t 10 -J 2>/dev/null |
-		jq -r '[.end.sum_received.bits_per_second, .end.sum_sent.retransmits] | @tsv')
-	read -r bps rtx <<<"$bytes"
+	check "one_flow_ecn_used (marks $marked, fallbacks +$((fb1 - fb0)))" test "$marked" -gt 0 -a "$fb1" = "$fb0"
+	check "one_flow_mean_queue_le_3" fcmp "$qmean" '<=' 3
+	check "one_flow_no_drops" test "$drops" = 0
+	# with no drops a retransmission can only be a tail-loss probe or a
+	# spurious RTO while the TCG guest stalls; a flow that ignored the marks
+	# would overflow the queue and retransmit dozens of segments
+	check "one_flow_at_most_3_retransmits ($rtx)" test "$rtx" -le 3
+	# The issue's >= 95 % is beyond the policy at C = 1: with exact
+	# arrivals the two cores stay below it (tcp_decbit/decbit_loop_test.c:
+	# the 7/8 decrease from the knee lands below it, and the window climbs
+	# back one packet per two RTTs), and arrival jitter costs more (late
+	# pacing timers here; the figures: docs/testing.md).  Asserted: cwnd
+	# within a few (4) packets of the knee, and a floor.
+	check "one_flow_cwnd_near_knee ($cwnd_mean, knee $knee)" \
+		fcmp "$(awk -v w="$cwnd_mean" -v k="$knee" 'BEGIN { d = w - k; print d < 0 ? -d : d }')" '<=' 4
+	check "one_flow_utilisation (util $util >= 0.60)" fcmp "$util" '>=' 0.60
+	# paced one packet at a time (GSO would send pairs: half the gaps
+	# short); under 20 % of the gaps short
+	check "one_flow_paced_packet_by_packet ($gaps_short of $gaps gaps < 600 us)" \
+		test "${gaps:-0}" -ge 200 -a "$((${gaps_short:-0} * 5))" -lt "${gaps:-0}"
+	# the tracepoint: every decision follows the policy (window in 1/1000)
+	awk '{
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^cwnd=/) { split(substr($i, 6), w, "->"); b = w[1] * 1000; a = w[2] * 1000 }
+			if ($i ~ /^acked=/) k = substr($i, 7) + 0
+			if ($i ~ /^marked=/) m = substr($i, 8) + 0
+			if ($i ~ /^reason=/) r = substr($i, 8)
+		}
+		n[r]++
+		if (r == "increase" && (a - b < 999 || a - b > 1001 || 2 * m >= k)) bad_inc++
+		if (r == "decrease" && (a - b * 0.875 > 2 || b * 0.875 - a > 2 || 2 * m < k)) bad_dec++
+	} END {
+		printf "%d %d %d %d %d\n", n["increase"], n["decrease"], n["hold"], bad_inc, bad_dec
+	}' "$TMP_DIR/tt" >"$TMP_DIR/tc"
+	read -r n_inc n_dec n_hold bad_inc bad_dec <"$TMP_DIR/tc"
+	log "trace: $(wc -l <"$TMP_DIR/tt") decisions: $n_inc increase ($bad_inc off-policy), $n_dec decrease ($bad_dec off-policy), $n_hold hold; e.g. $(grep -m1 'reason=decrease' "$TMP_DIR/tt" | sed 's/.*decbit_decision: //')"
+	check "trace_decisions" test "$n_inc" -gt 5 -a "$n_dec" -gt 5
+	check "trace_increase_is_plus_one_below_cutoff" test "$bad_inc" = 0
+	check "trace_decrease_is_7_8_at_cutoff" test "$bad_dec" = 0
+	rm -f "$TMP_DIR/tt" "$TMP_DIR/tc"
+	# (threshold 2 is measured by the experiment runner: make demo's
+	# decbit-t2 arm and the decbit-threshold scenario)
 }
-flow_tbf reno
-reno_bps=$bps reno_rtx=$rtx
-flow_tbf decbit
-log "drop-tail (tbf 10mbit, 20 packets): decbit goodput $bps bit/s, retransmits $rtx; reno $reno_bps bit/s, $reno_rtx"
-# DECbit adds one packet per two windows, Reno one per window: slower
-# after each loss, but it must not stall: at least half of Reno's goodput
-# in the same run (measured 0.84-1.2x) and at least 2 Mbit/s.
-floor=$(awk -v r="${reno_bps:-0}" 'BEGIN { print (r / 2 > 2000000) ? r / 2 : 2000000 }')
-check "droptail_no_stall (goodput >= max(reno/2, 2 Mbit/s))" fcmp "${bps:-0}" '>=' "$floor"
-check "droptail_losses_seen" test "${rtx:-0}" -gt 0
 
-ktap_finish
+# receivers without decbit (cubic, tcp_ecn 0/1/2): the connection works;
+# without ECN the sender falls back to Reno and counts it
+receivers() {
+	local e fb0 fb1 bytes
+	ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
+	defer ip netns exec "$R1" tc qdisc del dev rb0 root
+	defer ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=2
+	for e in 0 1 2; do
+		ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=$e
+		fb0=$(decbit_fallbacks)
+		bytes=$(ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5203 -C decbit -t 3 -J 2>/dev/null |
+			jq -r '.end.sum_received.bytes')
+		fb1=$(decbit_fallbacks)
+		log "receiver cubic, tcp_ecn=$e: ${bytes:-0} bytes received, reno fallbacks +$((fb1 - fb0))"
+		# tcp_ecn=0 refuses ECN (Reno fallback); with 1 or 2 ECN is
+		# negotiated and the receiver echoes RFC 3168 style (ECE until
+		# CWR), which reads as runs of marks
+		if [ $e = 0 ]; then
+			check "receiver_cubic_ecn0_works_reno_fallback" test "${bytes:-0}" -gt 1000000 -a "$fb1" -gt "$fb0"
+		else
+			check "receiver_cubic_ecn${e}_works_with_ecn" test "${bytes:-0}" -gt 1000000 -a "$fb1" = "$fb0"
+		fi
+	done
+}
+
+droptail() {
+	local reno_bps reno_rtx floor bps rtx bytes
+	# drop-tail bottleneck (no marks): Reno-like on loss, no stall
+	ip netns exec "$R1" tc qdisc add dev rb0 root handle 1: tbf rate 10mbit burst 1600 limit 30000
+	defer ip netns exec "$R1" tc qdisc del dev rb0 root
+	flow_tbf() {	# flow_tbf CC
+		bytes=$(ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C "$1" -t 10 -J 2>/dev/null |
+			jq -r '[.end.sum_received.bits_per_second, .end.sum_sent.retransmits] | @tsv')
+		read -r bps rtx <<<"$bytes"
+	}
+	flow_tbf reno
+	reno_bps=$bps reno_rtx=$rtx
+	flow_tbf decbit
+	log "drop-tail (tbf 10mbit, 20 packets): decbit goodput $bps bit/s, retransmits $rtx; reno $reno_bps bit/s, $reno_rtx"
+	# DECbit adds one packet per two windows, Reno one per window: slower
+	# after each loss, but it must not stall: at least half of Reno's
+	# goodput in the same run and at least 2 Mbit/s.
+	floor=$(awk -v r="${reno_bps:-0}" 'BEGIN { print (r / 2 > 2000000) ? r / 2 : 2000000 }')
+	check "droptail_no_stall (goodput >= max(reno/2, 2 Mbit/s))" fcmp "${bps:-0}" '>=' "$floor"
+	check "droptail_losses_seen" test "${rtx:-0}" -gt 0
+}
+
+trace_off() { echo 0 >"$tr/events/tcp_decbit/enable"; }
+
+setup_prepare() {
+	allow_cc decbit
+	dumbbell 1 || return 1
+	big_buffers "$S1" "$D"
+	for ns in "$S1" "$D"; do
+		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0
+	done
+	ip netns exec "$R2" tc qdisc add dev r2d0 root netem delay 20ms limit 10000
+	# A listener takes the namespace's default congestion control when it is
+	# created, and only one that asks for ECN accepts an ECT SYN: 5201 and
+	# 5204-5206 run decbit, 5203 cubic (for the receivers without decbit).
+	ip netns exec "$D" sysctl -qw net.ipv4.tcp_congestion_control=cubic
+	ip netns exec "$D" iperf3 -s -p 5203 >/dev/null 2>&1 &
+	PIDS+=($!)
+	busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5203 "'
+	ip netns exec "$D" sysctl -qw net.ipv4.tcp_congestion_control=decbit
+	for port in 5201 5204 5205 5206; do
+		ip netns exec "$D" iperf3 -s -p $port >/dev/null 2>&1 &
+		PIDS+=($!)
+	done
+	busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5206 "'
+	# decbit on both ends, by default, for -C decbit and the sysctl alike
+	ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=decbit
+	[ -d "$tr/events" ] || mount -t tracefs nodev "$tr" 2>/dev/null
+}
+
+setup_prepare || { echo "# topology setup failed"; exit $ksft_fail; }
+tests_run

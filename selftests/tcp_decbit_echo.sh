@@ -13,61 +13,66 @@
 # segment; the delayed ACK of the two CE segments then left without ECE.
 # dctcp, whose echo restores the state first, is the control.
 
+ALL_TESTS="decbit_echo dctcp_control"
+
 . "$(dirname "$0")/lib.sh"
 
 require_cmd python3 ethtool jq
 require_module tcp_decbit
 
-ktap_header 5
 CYCLES=6
 
-setup_ns S D || exit $ksft_fail
-ip link add s0 netns "$S" type veth peer name d0 netns "$D" || exit $ksft_fail
-for x in "$S s0" "$D d0"; do
-	set -- $x
-	ip netns exec "$1" ethtool -K "$2" tso off gso off gro off >/dev/null 2>&1
-	ip -n "$1" link set "$2" up
-done
-# s's kernel has no address and forwards nothing: it never answers
-ip netns exec "$S" sysctl -qw net.ipv4.ip_forward=0
-ip -n "$D" addr add 10.92.0.2/24 dev d0
-ip -n "$D" neigh add 10.92.0.1 lladdr "$(ip -n "$S" -j link show s0 | jq -r '.[0].address')" \
-	dev d0 nud permanent
-dmac=$(ip -n "$D" -j link show d0 | jq -r '.[0].address')
-
-# echo CC PORT: key=value words of one run against a listener with CC
+# echo_run CC PORT: key=value words of one run against a listener with CC
+# (which gives up after 20 s)
 echo_run() {
 	ip netns exec "$D" python3 -S "$SELFTESTS_DIR/ece_echo.py" serve 10.92.0.2 "$2" "$1" 20 &
-	PIDS+=($!)
 	busywait 10000 ip netns exec "$D" sh -c "ss -ltn | grep -q ':$2 '"
 	ip netns exec "$S" python3 -S "$SELFTESTS_DIR/ece_echo.py" send s0 10.92.0.1 10.92.0.2 \
-		"$dmac" "$2" "$CYCLES" 2>&1
+		"$DMAC" "$2" "$CYCLES" 2>&1
 }
 # val WORDS KEY
 val() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
 
-declare -A RES
-for cc in decbit dctcp; do
-	modprobe -q "tcp_$cc" 2>/dev/null
-	RES[$cc]=$(echo_run "$cc" $((6100 + ${#RES[@]})))
-	log "$cc: ${RES[$cc]}"
-done
+decbit_echo() {
+	local d
+	d=$(echo_run decbit 6100)
+	log "decbit: $d"
+	check "decbit_acks_seen ($(val "$d" acks)), delayed_ack_at_cwr ($(val "$d" at_cwr) of $CYCLES)" \
+		test "$(val "$d" acks)" -ge $((20 + 3 * CYCLES)) -a "$(val "$d" at_cwr)" -ge $((CYCLES - 2))
+	check "decbit_ce_acks_carry_ece_across_cwr (without: $(val "$d" ce_no_ece), at a CWR: $(val "$d" ce_no_ece_cwr))" \
+		test "$(val "$d" ce_no_ece)" = 0
+	check "decbit_ect_acks_no_ece ($(val "$d" ect_ece)) one_state_per_ack ($(val "$d" mixed) mixed)" \
+		test "$(val "$d" ect_ece)" = 0 -a "$(val "$d" mixed)" = 0
+}
 
-d=${RES[decbit]}
-check "decbit_acks_seen ($(val "$d" acks)), delayed_ack_at_cwr ($(val "$d" at_cwr) of $CYCLES)" \
-	test "$(val "$d" acks)" -ge $((20 + 3 * CYCLES)) -a "$(val "$d" at_cwr)" -ge $((CYCLES - 2))
-check "decbit_ce_acks_carry_ece_across_cwr (without: $(val "$d" ce_no_ece), at a CWR: $(val "$d" ce_no_ece_cwr))" \
-	test "$(val "$d" ce_no_ece)" = 0
-check "decbit_ect_acks_no_ece ($(val "$d" ect_ece)) one_state_per_ack ($(val "$d" mixed) mixed)" \
-	test "$(val "$d" ect_ece)" = 0 -a "$(val "$d" mixed)" = 0
-c=${RES[dctcp]}
-if [ -z "$(val "$c" acks)" ]; then
-	ktap_result skip dctcp_control_acks_seen "no tcp_dctcp"
-	ktap_result skip dctcp_control_ce_acks_carry_ece "no tcp_dctcp"
-else
+# dctcp, whose echo restores the state first, is the control
+dctcp_control() {
+	local c
+	modprobe -q tcp_dctcp 2>/dev/null || { skip_test "no tcp_dctcp"; return; }
+	c=$(echo_run dctcp 6101)
+	log "dctcp: $c"
 	check "dctcp_control_acks_seen ($(val "$c" acks)), delayed_ack_at_cwr ($(val "$c" at_cwr) of $CYCLES)" \
 		test "$(val "$c" acks)" -ge $((20 + 3 * CYCLES)) -a "$(val "$c" at_cwr)" -ge $((CYCLES - 2))
 	check "dctcp_control_ce_acks_carry_ece ($(val "$c" ce_no_ece) without)" \
 		test "$(val "$c" ce_no_ece)" = 0 -a "$(val "$c" mixed)" = 0
-fi
-ktap_finish
+}
+
+setup_prepare() {
+	local x
+	setup_ns S D || return 1
+	ip link add s0 netns "$S" type veth peer name d0 netns "$D" || return 1
+	for x in "$S s0" "$D d0"; do
+		set -- $x
+		ip netns exec "$1" ethtool -K "$2" tso off gso off gro off >/dev/null 2>&1
+		ip -n "$1" link set "$2" up
+	done
+	# s's kernel has no address and forwards nothing: it never answers
+	ip netns exec "$S" sysctl -qw net.ipv4.ip_forward=0
+	ip -n "$D" addr add 10.92.0.2/24 dev d0
+	ip -n "$D" neigh add 10.92.0.1 lladdr "$(ip -n "$S" -j link show s0 | jq -r '.[0].address')" \
+		dev d0 nud permanent
+	DMAC=$(ip -n "$D" -j link show d0 | jq -r '.[0].address')
+}
+
+setup_prepare || exit $ksft_fail
+tests_run

@@ -18,16 +18,16 @@
 # loses nothing: a plug qdisc on r2's way back holds the ACKs until each
 # flow's Nth timeout and then lets them all go (spurious timeouts).
 
+ALL_TESTS="outages prr_recovery"
+
 . "$(dirname "$0")/lib.sh"
 
 require_cmd tc ss python3 jq
 require_module tcp_decbit tcp_bimodal sch_decbit sch_netem sch_fq sch_plug
 
-ktap_header 11
-
 tr=/sys/kernel/tracing
 [ -d "$tr/events" ] || mount -t tracefs nodev "$tr" 2>/dev/null
-out=$(mktemp -d)
+out=$TMP_DIR
 bufsize=$(cat "$tr/buffer_size_kb")
 trace_off() {
 	echo 0 >"$tr/events/enable"
@@ -35,37 +35,7 @@ trace_off() {
 	echo local >"$tr/trace_clock"
 	echo "$bufsize" >"$tr/buffer_size_kb"
 }
-trap 'trace_off 2>/dev/null; rm -rf "$out"; lib_exit
-	[ -z "$pacing_ca" ] || echo "$pacing_ca" >/sys/module/tcp_decbit/parameters/pacing_ca' EXIT
 
-allow_cc decbit
-allow_cc bimodal
-chain 2 || { echo "# topology setup failed"; exit $ksft_fail; }
-big_buffers "$H0" "$H1"
-# the receivers run decbit (its accurate CE echo); reno and bimodal
-# connections have no ECN and fall back to Reno there
-ip netns exec "$H1" sysctl -qw net.ipv4.tcp_congestion_control=decbit
-ip netns exec "$R1" tc qdisc add dev down root netem delay 100ms limit 10000
-# every flow paced by fq, with its own CC's rate: timers that fire late in
-# a loaded TCG guest then slow all three alike (decbit paces, Reno and
-# bimodal do not by themselves); and decbit at the stack's 120 % of
-# cwnd/srtt after slow start instead of its 100 %, which loses the race
-# to late timers and would be measured here instead of the timeout
-ip netns exec "$H0" tc qdisc add dev down root fq
-pacing_ca=$(cat /sys/module/tcp_decbit/parameters/pacing_ca)
-echo 120 >/sys/module/tcp_decbit/parameters/pacing_ca
-# trace times on CLOCK_MONOTONIC, the clock of blackhole.py's marks
-echo mono >"$tr/trace_clock"
-echo 8192 >"$tr/buffer_size_kb"
-
-# flow i (decbit 1, reno 2, bimodal 3): h0 10.0.0.1i:650i -> h1 10.2.0.1i:550i,
-# addresses of their own so that each can have its own outage
-CCS="decbit reno bimodal"
-declare -A IDX=([decbit]=1 [reno]=2 [bimodal]=3)
-for i in 1 2 3; do
-	ip -n "$H0" addr add "10.0.0.1$i/24" dev down
-	ip -n "$H1" addr add "10.2.0.1$i/24" dev up
-done
 # flows: start the three, each held to 50 segments in flight
 flows() {
 	local cc i sinks="" srcs=""
@@ -136,96 +106,142 @@ undone() {
 # within A B F: A <= F * B, both measured
 within() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { exit !(a != "inf" && b != "inf" && a + 0 > 0 && b + 0 > 0 && a <= f * b) }'; }
 
-echo >"$tr/trace"
-echo 1 >"$tr/events/tcp_decbit/decbit_decision/enable"
-echo 1 >"$tr/events/tcp_bimodal/bimodal_event/enable"
-log "[${SECONDS}s] set up"
-flows
-# (python starts slowly under TCG: wait for the three connections)
-for i in $(seq 40); do
-	[ "$(wc -w <<<"$(cwnds)")" = 3 ] && break
-	sleep 0.5
-done
-sleep 2
-w=$(cwnds)
-log "[${SECONDS}s] windows before the outages (decbit reno bimodal): $w"
+# one timeout, two timeouts in a row, two spurious timeouts: decbit, Reno
+# and bimodal side by side, each path blackholed in turn
+outages() {
+	local w i
+	echo >"$tr/trace"
+	echo 1 >"$tr/events/tcp_decbit/decbit_decision/enable"
+	echo 1 >"$tr/events/tcp_bimodal/bimodal_event/enable"
+	log "[${SECONDS}s] set up"
+	flows
+	# (python starts slowly under TCG: wait for the three connections)
+	for i in $(seq 40); do
+		[ "$(wc -w <<<"$(cwnds)")" = 3 ] && break
+		sleep 0.5
+	done
+	sleep 2
+	w=$(cwnds)
+	log "[${SECONDS}s] windows before the outages (decbit reno bimodal): $w"
 
-# 1-4: one timeout.  Reno (the stack) slow starts in the Loss state up to
-# ssthresh; so must decbit, whose .cong_control the stack leaves alone
-# (before: one lost packet a round trip, issue #19 item 1).
-outage 1 data 1
-check "windows_alike_before (decbit reno bimodal: $w)" \
-	awk -v w="$w" 'BEGIN { n = split(w, a, " "); exit !(n == 3 && a[1] >= 60 && a[2] >= 60 && a[3] >= 60) }'
-check "timeout_reno_recovers (${secs[reno]} s)" within "${secs[reno]}" 10 1
-check "timeout_decbit_within_1.5x_reno (${secs[decbit]} s)" within "${secs[decbit]}" "${secs[reno]}" 1.5
-check "timeout_bimodal_within_1.5x_reno (${secs[bimodal]} s)" within "${secs[bimodal]}" "${secs[reno]}" 1.5
+	# one timeout.  Reno (the stack) slow starts in the Loss state up to
+	# ssthresh; so must decbit, whose .cong_control the stack leaves alone
+	# (before: one lost packet a round trip, issue #19 item 1).
+	outage 1 data 1
+	check "windows_alike_before (decbit reno bimodal: $w)" \
+		awk -v w="$w" 'BEGIN { n = split(w, a, " "); exit !(n == 3 && a[1] >= 60 && a[2] >= 60 && a[3] >= 60) }'
+	check "timeout_reno_recovers (${secs[reno]} s)" within "${secs[reno]}" 10 1
+	check "timeout_decbit_within_1.5x_reno (${secs[decbit]} s)" within "${secs[decbit]}" "${secs[reno]}" 1.5
+	check "timeout_bimodal_within_1.5x_reno (${secs[bimodal]} s)" within "${secs[bimodal]}" "${secs[reno]}" 1.5
 
-# 5-6: two timeouts in a row, the second backed off: one restart (the
-# first timeout's, from the window of before), not one per timeout from
-# the collapsed window (before: ssthresh 2, issue #19 item 2)
-outage 2 data 2
-check "two_timeouts_decbit_restarts_once ($(restarts 2))" test "$(restarts 2)" = 1
-check "two_timeouts_decbit_within_1.5x_reno (${secs[decbit]} s vs ${secs[reno]} s)" \
-	within "${secs[decbit]}" "${secs[reno]}" 1.5
+	# two timeouts in a row, the second backed off: one restart (the
+	# first timeout's, from the window of before), not one per timeout from
+	# the collapsed window (before: ssthresh 2, issue #19 item 2)
+	outage 2 data 2
+	check "two_timeouts_decbit_restarts_once ($(restarts 2))" test "$(restarts 2)" = 1
+	check "two_timeouts_decbit_within_1.5x_reno (${secs[decbit]} s vs ${secs[reno]} s)" \
+		within "${secs[decbit]}" "${secs[reno]}" 1.5
 
-# 7-9: two spurious timeouts (the ACKs held, nothing lost): one restart,
-# and the undo (timestamps show the ACKs are older than the
-# retransmission) gives back the window of before the first
-outage 3 late 2
-check "spurious_timeouts_seen (decbit ${rtos[decbit]})" test "${rtos[decbit]}" -ge 2
-check "spurious_timeouts_decbit_restarts_once ($(restarts 3))" test "$(restarts 3)" = 1
-check "spurious_undo_restores_window_of_before" undone 3
+	# two spurious timeouts (the ACKs held, nothing lost): one restart,
+	# and the undo (timestamps show the ACKs are older than the
+	# retransmission) gives back the window of before the first
+	outage 3 late 2
+	check "spurious_timeouts_seen (decbit ${rtos[decbit]})" test "${rtos[decbit]}" -ge 2
+	check "spurious_timeouts_decbit_restarts_once ($(restarts 3))" test "$(restarts 3)" = 1
+	check "spurious_undo_restores_window_of_before" undone 3
 
-# 10-11: fast recovery from W to W/2 (issue #19 item 4).  A fourth decbit
-# flow, sending all it can, held near the knee by a decbit router at
-# 5 Mbit/s on r2 (the first three stopped): a window-limited flow.  Its
-# data blackholed for 10 ms: a few losses, fast recovery.  PRR (RFC 6937)
-# takes the window down as the ACKs come back, one packet sent per two
-# delivered; before, it fell to W/2 at the first ACK and the sender
-# stopped for half a round trip.  The window at the next ACKs (tcp_probe)
-# must stay above 0.65 W (0.5 W before), and come down to the loss
-# policy's W/2 (+1) within two windows of ACKs.
-kill "${PIDS[@]}" 2>/dev/null
-wait "${PIDS[@]}" 2>/dev/null
-PIDS=()
-ip netns exec "$R2" tc qdisc add dev down root decbit rate 5mbit
-ip -n "$H0" addr add 10.0.0.14/24 dev down
-ip -n "$H1" addr add 10.2.0.14/24 dev up
-ip netns exec "$H1" python3 -S "$SELFTESTS_DIR/tcp_stream.py" sink 1000000 30 "5504:$out/mark.6504" >/dev/null 2>&1 &
-PIDS+=($!)
-ip netns exec "$H0" python3 -S "$SELFTESTS_DIR/tcp_stream.py" source decbit:10.0.0.14:6504:10.2.0.14:5504:0 >/dev/null 2>&1 &
-PIDS+=($!)
-sleep 8
-echo "sport == 6504" >"$tr/events/tcp/tcp_probe/filter"
-echo 1 >"$tr/events/tcp/tcp_probe/enable"
-echo >"$tr/trace"
-python3 -S "$SELFTESTS_DIR/blackhole.py" --for 0.01 "$R2" 10.2.0.14/32 >/dev/null
-sleep 3
-echo 0 >"$tr/events/tcp/tcp_probe/enable"
-# "W target cwnd1 cwnd2 ...": decbit's loss decision of the flow, then
-# the window at each of the next 2 W ACKs
-read -r -a prr < <(awk '
-	/decbit_decision: sport=6504 .*reason=loss/ && !w {
-		match($0, /cwnd=[0-9]+/); w = substr($0, RSTART + 5, RLENGTH - 5)
-		match($0, /->[0-9]+/); t = substr($0, RSTART + 2, RLENGTH - 2)
-		printf "%s %s", w, t; next }
-	w && /tcp_probe:/ && n++ < 2 * w { match($0, /snd_cwnd=[0-9]+/)
-		printf " %s", substr($0, RSTART + 9, RLENGTH - 9) }
-	END { printf "\n" }' "$tr/trace")
-# at_target: the first of those ACKs with the window at target + 1 at most
-at_target=$(for ((k = 2; k < ${#prr[@]}; k++)); do
-	[ "${prr[k]}" -le $((prr[1] + 1)) ] && { echo $((k - 1)); break; }
-done)
-log "fast recovery: W ${prr[0]:-none} -> target ${prr[1]:-none}; window at the next ACKs: ${prr[*]:2:12} ...; at target from ACK ${at_target:-none}"
-prr_gradual() {
-	local k
-	[ "${#prr[@]}" -ge 6 ] || return 1
-	for k in 2 3 4; do
-		[ $((20 * prr[k])) -ge $((13 * prr[0])) ] || return 1
+	# the three flows stop here
+	kill "${PIDS[@]}" 2>/dev/null
+	wait "${PIDS[@]}" 2>/dev/null
+	PIDS=()
+}
+
+prr_recovery() {
+	local prr at_target k
+	# fast recovery from W to W/2 (issue #19 item 4).  A fourth decbit
+	# flow, sending all it can, held near the knee by a decbit router at
+	# 5 Mbit/s on r2 (the first three stopped): a window-limited flow.  Its
+	# data blackholed for 10 ms: a few losses, fast recovery.  PRR (RFC 6937)
+	# takes the window down as the ACKs come back, one packet sent per two
+	# delivered; before, it fell to W/2 at the first ACK and the sender
+	# stopped for half a round trip.  The window at the next ACKs (tcp_probe)
+	# must stay above 0.65 W (0.5 W before), and come down to the loss
+	# policy's W/2 (+1) within two windows of ACKs.
+	ip netns exec "$R2" tc qdisc add dev down root decbit rate 5mbit
+	defer ip netns exec "$R2" tc qdisc del dev down root
+	ip -n "$H0" addr add 10.0.0.14/24 dev down
+	defer ip -n "$H0" addr del 10.0.0.14/24 dev down
+	ip -n "$H1" addr add 10.2.0.14/24 dev up
+	defer ip -n "$H1" addr del 10.2.0.14/24 dev up
+	ip netns exec "$H1" python3 -S "$SELFTESTS_DIR/tcp_stream.py" sink 1000000 30 "5504:$out/mark.6504" >/dev/null 2>&1 &
+	defer kill $!
+	ip netns exec "$H0" python3 -S "$SELFTESTS_DIR/tcp_stream.py" source decbit:10.0.0.14:6504:10.2.0.14:5504:0 >/dev/null 2>&1 &
+	defer kill $!
+	sleep 8
+	echo "sport == 6504" >"$tr/events/tcp/tcp_probe/filter"
+	echo 1 >"$tr/events/tcp/tcp_probe/enable"
+	echo >"$tr/trace"
+	python3 -S "$SELFTESTS_DIR/blackhole.py" --for 0.01 "$R2" 10.2.0.14/32 >/dev/null
+	sleep 3
+	echo 0 >"$tr/events/tcp/tcp_probe/enable"
+	# "W target cwnd1 cwnd2 ...": decbit's loss decision of the flow, then
+	# the window at each of the next 2 W ACKs
+	read -r -a prr < <(awk '
+		/decbit_decision: sport=6504 .*reason=loss/ && !w {
+			match($0, /cwnd=[0-9]+/); w = substr($0, RSTART + 5, RLENGTH - 5)
+			match($0, /->[0-9]+/); t = substr($0, RSTART + 2, RLENGTH - 2)
+			printf "%s %s", w, t; next }
+		w && /tcp_probe:/ && n++ < 2 * w { match($0, /snd_cwnd=[0-9]+/)
+			printf " %s", substr($0, RSTART + 9, RLENGTH - 9) }
+		END { printf "\n" }' "$tr/trace")
+	# at_target: the first of those ACKs with the window at target + 1 at most
+	at_target=$(for ((k = 2; k < ${#prr[@]}; k++)); do
+		[ "${prr[k]}" -le $((prr[1] + 1)) ] && { echo $((k - 1)); break; }
+	done)
+	log "fast recovery: W ${prr[0]:-none} -> target ${prr[1]:-none}; window at the next ACKs: ${prr[*]:2:12} ...; at target from ACK ${at_target:-none}"
+	prr_gradual() {
+		local k
+		[ "${#prr[@]}" -ge 6 ] || return 1
+		for k in 2 3 4; do
+			[ $((20 * prr[k])) -ge $((13 * prr[0])) ] || return 1
+		done
+	}
+	check "recovery_by_prr_window_above_0.65W_at_first_acks" prr_gradual
+	check "recovery_reaches_target_within_2W_acks (from ACK ${at_target:-none})" test -n "$at_target"
+}
+
+setup_prepare() {
+	local i
+	allow_cc decbit
+	allow_cc bimodal
+	chain 2 || return 1
+	big_buffers "$H0" "$H1"
+	# the receivers run decbit (its accurate CE echo); reno and bimodal
+	# connections have no ECN and fall back to Reno there
+	ip netns exec "$H1" sysctl -qw net.ipv4.tcp_congestion_control=decbit
+	ip netns exec "$R1" tc qdisc add dev down root netem delay 100ms limit 10000
+	# every flow paced by fq, with its own CC's rate: timers that fire late in
+	# a loaded TCG guest then slow all three alike (decbit paces, Reno and
+	# bimodal do not by themselves); and decbit at the stack's 120 % of
+	# cwnd/srtt after slow start instead of its 100 %, which loses the race
+	# to late timers and would be measured here instead of the timeout
+	ip netns exec "$H0" tc qdisc add dev down root fq
+	defer sh -c "echo $(cat /sys/module/tcp_decbit/parameters/pacing_ca) >/sys/module/tcp_decbit/parameters/pacing_ca"
+	echo 120 >/sys/module/tcp_decbit/parameters/pacing_ca
+	# trace times on CLOCK_MONOTONIC, the clock of blackhole.py's marks
+	defer trace_off
+	echo mono >"$tr/trace_clock"
+	echo 8192 >"$tr/buffer_size_kb"
+
+	# flow i (decbit 1, reno 2, bimodal 3): h0 10.0.0.1i:650i -> h1 10.2.0.1i:550i,
+	# addresses of their own so that each can have its own outage
+	CCS="decbit reno bimodal"
+	declare -gA IDX=([decbit]=1 [reno]=2 [bimodal]=3)
+	for i in 1 2 3; do
+		ip -n "$H0" addr add "10.0.0.1$i/24" dev down
+		ip -n "$H1" addr add "10.2.0.1$i/24" dev up
 	done
 }
-check "recovery_by_prr_window_above_0.65W_at_first_acks" prr_gradual
-check "recovery_reaches_target_within_2W_acks (from ACK ${at_target:-none})" test -n "$at_target"
 
-trace_off
-ktap_finish
+setup_prepare || { echo "# topology setup failed"; exit $ksft_fail; }
+tests_run

@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The decbit selftests' helpers (sourced after lib.sh): the bottleneck
+# measured over netlink, and tcp_decbit's count of Reno fallbacks.
+
+# qdisc_measure NS DEV SECONDS RATE: sample the root qdisc over netlink
+# every 20 ms for SECONDS, from one process (forking tc per sample loads a
+# TCG guest enough to cost paced flows a tenth of the link), and print
+# "<bytes sent per second over RATE bit/s> <mean queue, packets> <samples>"
+qdisc_measure() {
+	"$SELFTESTS_DIR/qdisc_sample.py" "$1" "$2" "$3" 20 |
+		awk -v r="$4" '!/^#/ { n++; if (n == 1) { t0 = $1; b0 = $2 }
+			t1 = $1; b1 = $2; q += $3 }
+			END { if (n > 1 && t1 > t0) printf "%.3f %.2f %d\n", (b1 - b0) * 8 / ((t1 - t0) / 1000) / r, q / n, n
+			      else print "nan nan 0" }'
+}
+
+# decbit_fallbacks: tcp_decbit's count of connections that fell back to
+# Reno (no ECN negotiated)
+decbit_fallbacks() { cat /sys/module/tcp_decbit/parameters/reno_fallbacks; }
