@@ -270,7 +270,7 @@ receivers() {
 	for e in 0 1 2; do
 		ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=$e
 		fb0=$(decbit_fallbacks)
-		bytes=$(ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5203 -C decbit -t 3 -J 2>/dev/null |
+		bytes=$(ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5203 -C decbit -t 2 -J 2>/dev/null |
 			jq -r '.end.sum_received.bytes')
 		fb1=$(decbit_fallbacks)
 		log "receiver cubic, tcp_ecn=$e: ${bytes:-0} bytes received, reno fallbacks +$((fb1 - fb0))"
@@ -291,7 +291,7 @@ droptail() {
 	ip netns exec "$R1" tc qdisc add dev rb0 root handle 1: tbf rate 10mbit burst 1600 limit 30000
 	defer ip netns exec "$R1" tc qdisc del dev rb0 root
 	flow_tbf() {	# flow_tbf CC
-		bytes=$(ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C "$1" -t 10 -J 2>/dev/null |
+		bytes=$(ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C "$1" -t 6 -J 2>/dev/null |
 			jq -r '[.end.sum_received.bits_per_second, .end.sum_sent.retransmits] | @tsv')
 		read -r bps rtx <<<"$bytes"
 	}

@@ -19,10 +19,6 @@ from .testbed import GraphTestbed, Testbed
 IPERF_BASE, CPORT_BASE, UDP_BASE = 5200, 40000, 6000
 # graph scenarios: the virtual channels' port
 PORT = 7000
-# how long the sinks keep receiving after the sources stop, so that the
-# packets admitted before the end are counted (queues of up to N_T = 160
-# packets at 60 packets/s take ~2.7 s per hop)
-DRAIN = 6.0
 
 
 def _wait_listen(ns, port, proto="t", timeout=10):
@@ -220,7 +216,7 @@ def _run_graph(sc, arm, rep, outdir, log):
         for v in vcs["list"]:
             sources.setdefault(bed.routers[v["src"] - 1], []).append(v["id"])
         cfg = {"t0": t0, "duration": sc.duration,
-               "drain": max(DRAIN, vcs["timeout"]),
+               "drain": max(vcs["drain"], vcs["timeout"]),
                "window": [sc.warmup, sc.duration],
                "timeout": vcs["timeout"], "size": vcs["size"], "port": PORT,
                "seed": vcs["seed"] + rep, "sources": sources,

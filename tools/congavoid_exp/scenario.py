@@ -261,7 +261,7 @@ class Scenario:
     def _vcs(self, v):
         tb, p = "vcs", "vcs."
         self._unknown(v, ("per_route", "lambda", "window", "size",
-                          "timeout", "seed"), p, tb)
+                          "timeout", "drain", "seed"), p, tb)
         per_route = self._take(v, "per_route", _int_range(1, 16), 1,
                                p + "per_route", tb)
         lam = self._take(v, "lambda", _positive(_number), _REQUIRED,
@@ -272,6 +272,8 @@ class Scenario:
                           p + "size", tb)
         timeout = self._take(v, "timeout", _positive(parse_time), 2.0,
                              p + "timeout", tb)
+        drain = self._take(v, "drain", _positive(parse_time), 6.0,
+                           p + "drain", tb)
         seed = self._take(v, "seed", _int_range(0, 2 ** 31), 1, p + "seed",
                           tb)
         if lam * len(self.topology["routes"]) * per_route > 20000:
@@ -285,8 +287,8 @@ class Scenario:
                             "src": r["src"], "dst": r["dst"], "window": w,
                             "lam": lam})
         return {"per_route": per_route, "lambda": lam, "window": window,
-                "size": size, "timeout": timeout, "seed": seed,
-                "list": out}
+                "size": size, "timeout": timeout, "drain": drain,
+                "seed": seed, "list": out}
 
     def _flows(self, flows):
         if not isinstance(flows, list) or not flows:
