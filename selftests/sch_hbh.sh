@@ -113,15 +113,18 @@ udp_lost() { jq -r '.end.sum.lost_packets // -1' "$TMP_DIR/udp.${1:-5201}"; }
 udp_bps() { jq -r '.end.sum_received.bits_per_second // .end.sum.bits_per_second // 0' "$TMP_DIR/udp.${1:-5201}"; }
 udp_sent() { jq -r '.end.sum.packets // 0' "$TMP_DIR/udp.${1:-5201}"; }
 
-# udp_util SECONDS [OPTIONS]: r2's utilisation under one 40 Mbit/s UDP
-# flow through hbh with OPTIONS on every node (what this guest's shaper
-# carries); leaves the samples in $TMP_DIR/samples
+# udp_util: r2's utilisation under one 40 Mbit/s UDP flow through hbh (what
+# this guest's shaper carries): udp_fill's measurement when it ran before
+# in this run of the script ($TMP_DIR/udp_util), otherwise a 3 s flow
 udp_util() {
-	local secs=$1 util
-	shift
-	all_hbh "$@"
-	sample "$R2" $((secs + 2))
-	udp_run "$secs" 40M
+	local util
+	if [ -s "$TMP_DIR/udp_util" ]; then
+		cat "$TMP_DIR/udp_util"
+		return
+	fi
+	all_hbh
+	sample "$R2" 5
+	udp_run 3 40M
 	wait $smp
 	read -r _ util _ _ <<<"$(analyse "$TMP_DIR/samples")"
 	no_hbh
@@ -191,6 +194,7 @@ udp_fill() {
 	wait $u $smp
 	read -r fill util qset qmax <<<"$(analyse "$TMP_DIR/samples")"
 	cp "$TMP_DIR/samples" "$TMP_DIR/samples.hbh"
+	echo "$util" >"$TMP_DIR/udp_util"
 	lost=$(udp_lost)
 	drops=$(drops_all)
 	softnet_drops=0
@@ -355,7 +359,7 @@ hostile_feedback() {
 tcp_fill() {
 	local util tbps rtx tfull
 	# what this guest's shaper carries: one UDP flow through hbh
-	util=$(udp_util 3)
+	util=$(udp_util)
 	all_hbh
 	# a receive window of 512 KB (3 x the path's BDP): without losses cwnd
 	# grows to the window, and the excess waits in h0's hbh queue (the
