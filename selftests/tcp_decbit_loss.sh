@@ -180,6 +180,8 @@ prr_recovery() {
 	sleep 8
 	echo "sport == 6504" >"$tr/events/tcp/tcp_probe/filter"
 	echo 1 >"$tr/events/tcp/tcp_probe/enable"
+	# (its own: run alone, no other test has turned the decisions on)
+	echo 1 >"$tr/events/tcp_decbit/decbit_decision/enable"
 	echo >"$tr/trace"
 	python3 -S "$SELFTESTS_DIR/blackhole.py" --for 0.01 "$R2" 10.2.0.14/32 >/dev/null
 	sleep 3
