@@ -62,8 +62,18 @@ wrapper_removed() {
 
 # the modules in a private tree, found through a kernel.modprobe wrapper;
 # what the runner loaded is unloaded, for each user interface to load
+# reload: what the tests unloaded and left so goes back (the runner
+# unloads every module at the end)
+reload() {
+	local m
+	for m in "${mods[@]}"; do
+		grep -q "^$m " /proc/modules || insmod "$TOP_DIR/build/$krel/$m/$m.ko"
+	done
+}
+
 setup_prepare() {
 	local m
+	defer reload
 	defer sh -c "echo $old_modprobe >/proc/sys/kernel/modprobe"
 	mkdir -p "$base/lib/modules/$krel/extra"
 	for m in "${mods[@]}"; do
