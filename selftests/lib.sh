@@ -219,6 +219,18 @@ veth_pair() {
 	ip -n "$nb" link set dev "$db" up
 }
 
+# iperf3_servers NS PORT...: an iperf3 server in NS on each PORT (stopped
+# with the script's processes); returns once the last one listens
+iperf3_servers() {
+	local ns=$1 p
+	shift
+	for p in "$@"; do
+		ip netns exec "$ns" iperf3 -s -p "$p" >/dev/null 2>&1 &
+		PIDS+=($!)
+	done
+	busywait 10000 ip netns exec "$ns" sh -c "ss -ltn | grep -q ':${*: -1} '"
+}
+
 # allow_cc NAME: let namespaces choose NAME as their default congestion
 # control (it must be listed in the init namespace's allowed list)
 allow_cc() {

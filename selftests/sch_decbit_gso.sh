@@ -89,7 +89,7 @@ split_under_parent() {
 }
 
 setup_prepare() {
-	local i s p
+	local i s
 	setup_ns S1 S2 R D || return 1
 	for i in 1 2; do
 		s=$(eval echo "\$S$i")
@@ -109,11 +109,7 @@ setup_prepare() {
 	ip netns exec "$D" sysctl -qw net.ipv4.tcp_ecn=1
 	big_buffers "$S1" "$S2" "$D"
 	log "offloads at r's ingress: $(ip netns exec "$R" ethtool -k rs1 | grep -E '^(generic-receive|tcp-segmentation)-offload' | tr '\n' ' ')"
-	for p in 5201 5202; do
-		ip netns exec "$D" iperf3 -s -p $p >/dev/null 2>&1 &
-		PIDS+=($!)
-	done
-	busywait 10000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5202 "'
+	iperf3_servers "$D" 5201 5202
 }
 
 setup_prepare || exit $ksft_fail
