@@ -46,7 +46,7 @@ NLM_F_REQUEST, NLM_F_ACK, NLM_F_EXCL, NLM_F_CREATE = 1, 4, 0x200, 0x400
 NLMSG_ERROR = 2
 RT_TABLE_MAIN, RTPROT_STATIC, RT_SCOPE_UNIVERSE, RTN_BLACKHOLE = 254, 4, 0, 6
 RTA_DST = 1
-RTM_NEWQDISC = 36
+RTM_NEWQDISC, TC_H_ROOT = 36, 0xFFFFFFFF
 TCA_KIND, TCA_OPTIONS = 1, 2
 TCQ_PLUG_BUFFER, TCQ_PLUG_RELEASE_INDEFINITE = 0, 2
 CLONE_NEWNET = 0x40000000
@@ -84,7 +84,7 @@ def plug(nl, ifindex, action):
         flags |= NLM_F_CREATE | NLM_F_EXCL
         action = TCQ_PLUG_BUFFER
     tcm = struct.pack("BxxxiIII", socket.AF_UNSPEC, ifindex, 1 << 16,
-                      0xFFFFFFFF, 0)
+                      TC_H_ROOT, 0)
     kind = b"plug\0"
     body = tcm + struct.pack("HH", 4 + len(kind), TCA_KIND) + kind + bytes(-len(kind) % 4)
     body += struct.pack("HHiI", 12, TCA_OPTIONS, action, 16 << 20)

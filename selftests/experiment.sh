@@ -57,7 +57,7 @@ dumbbell_run() {
 	# Reno fills a 1-BDP drop-tail buffer: the link stays busy, losses occur,
 	# the queue never exceeds the buffer (17 packets) and adds delay.
 	# Utilisation: Reno's floor is 0.75 even with no buffer; a stalled TCG
-	# guest costs some more (measured 0.75-0.95).  The busy fraction after
+	# guest costs some more (docs/testing.md).  The busy fraction after
 	# warm-up is wire bytes, so it is at least the goodput's share of the
 	# link over the whole flow (start-up included): a second, independent
 	# measurement of the same link.
@@ -71,8 +71,7 @@ dumbbell_run() {
 	check "reno_rtt_above_base" fcmp "$(arm reno+pfifo rtt_mean_ms)" '>' "$(jq '.arms[0].runs[0].base_rtt_ms' "$r")"
 	# DECbit keeps the queue short by marks instead of losses.
 	check "decbit_two_flows_delivered" test "$(nflows decbit+decbit)" = 2
-	# (a slow-start overshoot of the 17-packet buffer may cost a drop: measured
-	# 0-1 drops against ~2000 marks)
+	# (a slow-start overshoot of the 17-packet buffer may cost a drop)
 	check "decbit_marks_not_drops" sh -c "[ $(arm decbit+decbit marks) -gt 0 ] && [ $(arm decbit+decbit marks) -gt \$((10 * $(arm decbit+decbit drops))) ]"
 	check "decbit_queue_below_reno" fcmp "$(arm decbit+decbit queue_mean)" '<' "$(arm reno+pfifo queue_mean)"
 	# What the result needs to be reproduced from its folder: where it ran
@@ -121,7 +120,7 @@ graph_run() {
 	# = 2 buffers, and the refusals are input ones
 	check "graph_input_limit_2" sh -c "[ $(g "alpha=0.4" pool_input_limit) = 2 ] && [ $(g "alpha=0.4" pool_input_max) -le 2 ] && [ $(g "alpha=0.4" ibl_dropped_all) -gt 0 ]"
 	# Lam & Lien's point: packets already in the network are protected, so
-	# fewer admitted packets are lost inside it (measured 0.38 -> 0.04-0.06)
+	# fewer admitted packets are lost inside it
 	check "graph_ibl_protects_transit" sh -c "awk 'BEGIN { exit !($(g "alpha=0.4" net_loss_frac) < $(g "no IBL" net_loss_frac)) }'"
 }
 

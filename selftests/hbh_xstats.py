@@ -28,7 +28,7 @@ def main():
     sock = netlink.socket_in_netns(ns, 0)
     ifindex = int(os.popen(f"ip netns exec {ns} cat /sys/class/net/{dev}/ifindex").read())
     for q in netlink.qdiscs(sock, ifindex, 1, raw_xstats=True):
-        if q.get("parent") != 0xFFFFFFFF or q.get("kind") != "hbh":
+        if q.get("parent") != netlink.TC_H_ROOT or q.get("kind") != "hbh":
             continue
         print("bytes", q.get("bytes", 0))
         print("packets", q.get("packets", 0))

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Helpers for the congavoid selftests, in the spirit of the kernel's
 # tools/testing/selftests/net/lib.sh and forwarding/lib.sh: KTAP output,
@@ -399,7 +400,7 @@ nic_dev() {
 # the NICs (tools/vm --nics 2).  The NICs go back to the initial namespace
 # when the namespaces are deleted.
 nic_router() {
-	local d ns name addr
+	local d ns name
 	setup_ns H0 R H1 || return 1
 	for d in "0 0 $H0 nic0 10.50.0.1" "0 1 $R nic0 10.50.0.2" \
 		 "1 0 $R nic1 10.51.0.1" "1 1 $H1 nic0 10.51.0.2"; do

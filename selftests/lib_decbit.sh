@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # The decbit selftests' helpers (sourced after lib.sh): the bottleneck
 # measured over netlink, and tcp_decbit's count of Reno fallbacks.

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # sch_hbh's selftest helpers (sourced after lib.sh): the chain of wire
 # links with real delays, and shorthands for the qdisc on it.
@@ -30,6 +31,7 @@ wire_link() {
 # with routes, a large backlog and large socket buffers on the hosts
 hbh_chain() {
 	setup_ns H0 H1 X R1 R2 R3 || return 1
+	# shellcheck disable=SC2034 # the callers use W01 and W12
 	wire_link "$H0" down "$R1" up 10.0.0.1 10.0.0.2 10ms && W01=$W &&
 	wire_link "$R1" down "$R2" up 10.1.0.1 10.1.0.2 10ms && W12=$W &&
 	wire_link "$R2" down "$R3" up 10.2.0.1 10.2.0.2 10ms &&
@@ -58,4 +60,13 @@ hoprtt_of() {
 # rtt_ms NS ADDR: the mean of three pings, ms
 rtt_ms() {
 	ip netns exec "$1" ping -c 3 -i 0.2 -q "$2" | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p'
+}
+
+# hbh_down NS RATE [OPTIONS]: a fresh root hbh on NS's "down", its hoprtt
+# $HOPRTT (the caller measures it with hoprtt_of)
+hbh_down() {
+	local ns=$1 rate=$2
+	shift 2
+	ip netns exec "$ns" tc qdisc del dev down root 2>/dev/null
+	ip netns exec "$ns" tc qdisc add dev down root hbh rate "$rate" hoprtt "$HOPRTT" "$@"
 }

@@ -82,14 +82,16 @@ rate_change_unstalls() {
 	[ "${q1:-0}" -ge 2 ] && [ "${got:-0}" -ge 19 ] && [ "$left" = 0 ]
 }
 
-sane_decbit="limit 1000 threshold 1 hysteresis 0 rate 0 nonect pass pool 0 noinput"
-sane_hbh="rate 100mbit limit 10000 flow_limit 100 setpoint 20 rise default rate_min default mode hbh"
+declare -A sane=(
+	[decbit]="limit 1000 threshold 1 hysteresis 0 rate 0 nonect pass pool 0 noinput"
+	[hbh]="rate 100mbit limit 10000 flow_limit 100 setpoint 20 rise default rate_min default mode hbh"
+)
 
 # fuzz KIND: the fuzzer on d0 (down), d1 (up), a1's root and the htb
 # class's child on a0, while pings cross both veths; then the fuzzed
 # qdisc's dump replays and, set to pass traffic, it does
 fuzz() {
-	local kind=$1 secs start out rc got mism fuzzed j1 j2 sane
+	local kind=$1 secs start out rc got mism fuzzed j1 j2
 	secs=$(( cases / 10 + 120 ))
 	ip netns exec "$A" ping -i 0.01 -w "$secs" -q 10.0.0.2 >/dev/null 2>&1 &
 	defer kill $!
@@ -121,13 +123,12 @@ fuzz() {
 	t qdisc del dev d2 root 2>/dev/null
 
 	# the same instance, set to pass traffic, passes it
-	sane=sane_$kind
 	# shellcheck disable=SC2086
-	t qdisc change dev a1 root "$kind" ${!sane}
+	t qdisc change dev a1 root "$kind" ${sane[$kind]}
 	check "${kind}_fuzzed_root_passes_traffic" passes a1 10.0.1.2
 	# the htb class's child: this kind, set the same way
 	# shellcheck disable=SC2086
-	t qdisc replace dev a0 parent 1:1 "$kind" ${!sane}
+	t qdisc replace dev a0 parent 1:1 "$kind" ${sane[$kind]}
 	check "${kind}_fuzzed_child_passes_traffic" sh -c "ip netns exec $A ping -c 20 -i 0.05 -W 2 -q 10.0.0.2 |
 		grep -Eq ' (19|20) received'"
 	t qdisc del dev a1 root 2>/dev/null

@@ -13,7 +13,7 @@
 # test ends with a kmemleak scan: a new unreferenced object fails it (the
 # report is printed), and the leaks known before the test are cleared.
 set -u
-cd "$(dirname "$0")"
+cd "$(dirname "$0")" || exit 1
 . ./lib.sh
 trap - EXIT
 

@@ -234,9 +234,7 @@ limit_shrink() {
 
 setup_prepare() {
 	dumbbell 1 || return 1
-	ip netns exec "$D" iperf3 -s -p 5202 >/dev/null 2>&1 &
-	PIDS+=($!)
-	busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5202 "'
+	iperf3_servers "$D" 5202
 }
 
 setup_prepare || { echo "# topology setup failed"; exit $ksft_fail; }

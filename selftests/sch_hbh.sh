@@ -65,21 +65,14 @@ analyse() {
 	}' "$1"
 }
 
-# hbh NS RATE [OPTIONS]: a fresh root hbh on NS's "down"
-hbh() {
-	local ns=$1 rate=$2
-	shift 2
-	ip netns exec "$ns" tc qdisc del dev down root 2>/dev/null
-	ip netns exec "$ns" tc qdisc add dev down root hbh rate "$rate" hoprtt "$HOPRTT" "$@"
-}
 # all_hbh [OPTIONS]: hbh on every node's "down", removed when the test ends
 all_hbh() {
 	defer no_hbh
-	hbh "$H0" 50mbit flow_limit 2000 limit 10000 "$@" &&
-	hbh "$X" 50mbit flow_limit 2000 limit 10000 "$@" &&
-	hbh "$R1" 50mbit "$@" &&
-	hbh "$R2" 10mbit setpoint $SP "$@" &&
-	hbh "$R3" 50mbit "$@"
+	hbh_down "$H0" 50mbit flow_limit 2000 limit 10000 "$@" &&
+	hbh_down "$X" 50mbit flow_limit 2000 limit 10000 "$@" &&
+	hbh_down "$R1" 50mbit "$@" &&
+	hbh_down "$R2" 10mbit setpoint $SP "$@" &&
+	hbh_down "$R3" 50mbit "$@"
 }
 no_hbh() {
 	local ns
@@ -111,7 +104,7 @@ udp_run() {
 }
 udp_lost() { jq -r '.end.sum.lost_packets // -1' "$TMP_DIR/udp.${1:-5201}"; }
 udp_bps() { jq -r '.end.sum_received.bits_per_second // .end.sum.bits_per_second // 0' "$TMP_DIR/udp.${1:-5201}"; }
-udp_sent() { jq -r '.end.sum.packets // 0' "$TMP_DIR/udp.${1:-5201}"; }
+udp_sent() { jq -r '.end.sum.packets // 0' "$TMP_DIR/udp.5201"; }
 
 # udp_util: r2's utilisation under one 40 Mbit/s UDP flow through hbh (what
 # this guest's shaper carries): udp_fill's measurement when it ran before
@@ -216,7 +209,7 @@ udp_fill() {
 	no_hbh
 
 	all_hbh mode fifo
-	hbh "$R2" 10mbit mode fifo limit 100
+	hbh_down "$R2" 10mbit mode fifo limit 100
 	sample "$R2" 5
 	udp_run 3 40M
 	wait $smp
@@ -408,7 +401,7 @@ e2e_mode() {
 	local base_rtt u e2e_h0 e2e_ctl e2e_relay e2e_sent
 	base_rtt=$(rtt_ms "$H0" 10.3.0.2)
 	all_hbh mode e2e
-	hbh "$H0" 50mbit flow_limit 2000 limit 10000 mode e2e hoprtt "$(awk -v r="$base_rtt" 'BEGIN { printf "%dus", r * 1000 }')"
+	hbh_down "$H0" 50mbit flow_limit 2000 limit 10000 mode e2e hoprtt "$(awk -v r="$base_rtt" 'BEGIN { printf "%dus", r * 1000 }')"
 	udp_run 4 40M &
 	u=$!
 	sleep 2
@@ -452,7 +445,7 @@ flow_table() {
 	# 10 000 flows: r1 holds at most 1024
 	echo 1024 >$p/max_flows
 	echo 600000 >$p/gc_age_ms
-	hbh "$R1" 50mbit
+	hbh_down "$R1" 50mbit
 	echo 65536 >$p/max_flows
 	ip netns exec "$H0" "$SELFTESTS_DIR/hbh_frames.py" flows 10.3.0.2 10000 1 >/dev/null
 	nf=$(hstat "$R1" flows)
@@ -495,11 +488,7 @@ setup_prepare() {
 	hbh_chain || return 1
 	HOPRTT=$(hoprtt_of "$H0" 10.0.0.2)
 	log "hop round trip $HOPRTT"
-	ip netns exec "$H1" iperf3 -s -p 5201 >/dev/null 2>&1 &
-	PIDS+=($!)
-	ip netns exec "$H1" iperf3 -s -p 5202 >/dev/null 2>&1 &
-	PIDS+=($!)
-	busywait 5000 ip netns exec "$H1" sh -c 'ss -ltn | grep -q ":5202 "'
+	iperf3_servers "$H1" 5201 5202
 }
 
 setup_prepare || { echo "# topology setup failed"; exit $ksft_fail; }

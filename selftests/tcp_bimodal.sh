@@ -121,7 +121,7 @@ vs_reno() {
 	bim=$(flows "$id" bimodal | awk '{ s += $1 } END { print s + 0 }')
 	ren=$(flows "$id" reno | awk '{ s += $1 } END { print s + 0 }')
 	mean=$(awk -v a="$bim" -v b="$ren" 'BEGIN { print (a + b) / 4 }')
-	log "vs reno: bimodal $(echo $(flows "$id" bimodal)) reno $(echo $(flows "$id" reno)) bit/s; ratio bimodal/reno $(awk -v a="$bim" -v b="$ren" 'BEGIN { if (b > 0) printf "%.2f", a / b }'); util $(summary "$id" utilization)"
+	log "vs reno: bimodal $(flows "$id" bimodal | paste -sd " ") reno $(flows "$id" reno | paste -sd " ") bit/s; ratio bimodal/reno $(awk -v a="$bim" -v b="$ren" 'BEGIN { if (b > 0) printf "%.2f", a / b }'); util $(summary "$id" utilization)"
 	not_starved() { awk -v m="$1" -v avg="$mean" 'BEGIN { exit !(m > 0 && m >= avg / 4) }'; }
 	check "vs_reno_bimodal_not_starved" not_starved "$(flows "$id" bimodal | sort -g | head -1)"
 	check "vs_reno_reno_not_starved" not_starved "$(flows "$id" reno | sort -g | head -1)"

@@ -132,12 +132,12 @@ four_flows() {
 # it, "-C decbit" runs decbit; without, decbit falls back to Reno on the
 # established connection and counts it (as do the listener's children).
 cc_after_connect() {	# TCP_ECN: "<cc of the data connection> <fallbacks added>"
-	local f0 c cc="" try
+	local f0 c cc=""
 	ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=cubic net.ipv4.tcp_ecn="$1"
 	f0=$(decbit_fallbacks)
 	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C decbit -t 4 >/dev/null 2>&1 &
 	c=$!
-	for try in 1 2 3 4 5 6; do
+	for _ in 1 2 3 4 5 6; do
 		sleep 0.5
 		cc=$(acked_by_port | awk '$1 == 5201 { print $3 }')
 		[ -n "$cc" ] && [ "$cc" != cubic ] && break
@@ -168,7 +168,7 @@ flow() {
 	local secs=$1 c t0 w samples=0 wsum=0 win=$(($1 - 19))
 	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C decbit -t "$secs" -J >"$TMP_DIR/td.json" 2>&1 &
 	c=$!
-	PIDS+=($c)
+	PIDS+=("$c")
 	sleep 5
 	cwnd_min=100000 cwnd_max=0
 	qdisc_measure "$R1" rb0 $win 10e6 >"$TMP_DIR/tq" &
@@ -321,15 +321,9 @@ setup_prepare() {
 	# created, and only one that asks for ECN accepts an ECT SYN: 5201 and
 	# 5204-5206 run decbit, 5203 cubic (for the receivers without decbit).
 	ip netns exec "$D" sysctl -qw net.ipv4.tcp_congestion_control=cubic
-	ip netns exec "$D" iperf3 -s -p 5203 >/dev/null 2>&1 &
-	PIDS+=($!)
-	busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5203 "'
+	iperf3_servers "$D" 5203
 	ip netns exec "$D" sysctl -qw net.ipv4.tcp_congestion_control=decbit
-	for port in 5201 5204 5205 5206; do
-		ip netns exec "$D" iperf3 -s -p $port >/dev/null 2>&1 &
-		PIDS+=($!)
-	done
-	busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5206 "'
+	iperf3_servers "$D" 5201 5204 5205 5206
 	# decbit on both ends, by default, for -C decbit and the sysctl alike
 	ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=decbit
 	[ -d "$tr/events" ] || mount -t tracefs nodev "$tr" 2>/dev/null

@@ -66,7 +66,7 @@ cwnds() {
 # seen) and secs[CC]; the trace holds the outage's decbit decisions.
 declare -A secs ms rtos
 outage() {
-	local k=$1 what=$2 n=$3 cc i specs="" sport a b c plug=""
+	local k=$1 what=$2 n=$3 cc i specs="" a b c plug=""
 	for cc in $CCS; do
 		i=${IDX[$cc]}
 		case $what in
@@ -81,7 +81,7 @@ outage() {
 	python3 -S "$SELFTESTS_DIR/blackhole.py" $plug "$R2" "$H0" "$n" 8 "$out/mark.{}.$k" $specs >"$out/bh.$k"
 	for cc in $CCS; do
 		i=${IDX[$cc]}
-		read -r sport a b c < <(grep "^650$i " "$out/bh.$k")
+		read -r _ a b c < <(grep "^650$i " "$out/bh.$k")
 		ms[$cc]=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.0f", (b - a) * 1000 }')
 		rtos[$cc]=$c
 		busywait 12000 grep -q "^550$i $k " "$out/sink"

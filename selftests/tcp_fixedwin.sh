@@ -82,9 +82,7 @@ setup_prepare() {
 	big_buffers "$S1" "$D"
 	ip netns exec "$R2" tc qdisc add dev r2d0 root netem delay 20ms limit 10000
 	ip netns exec "$R1" tc qdisc add dev rb0 root handle 1: tbf rate 10mbit burst 1600 limit 30000
-	ip netns exec "$D" iperf3 -s -p 5201 >/dev/null 2>&1 &
-	PIDS+=($!)
-	busywait 5000 ip netns exec "$D" sh -c 'ss -ltn | grep -q ":5201 "'
+	iperf3_servers "$D" 5201
 }
 
 setup_prepare || { echo "# topology setup failed"; exit $ksft_fail; }

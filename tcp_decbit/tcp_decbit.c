@@ -71,8 +71,8 @@ static struct decbit_policy_params decbit_params __read_mostly = {
  * Pacing after slow start, percent of cwnd/srtt.  100 spaces the window
  * over the RTT as the ACK clock of the paper's sources (an ACK per packet)
  * would; the stack's 120 sends each window in 5/6 of it, which builds a
- * queue of W/6 before the knee.  Measured on one flow over decbit rate
- * 10mbit, 20 ms: utilisation 0.81 at 100, 0.75 at 120.
+ * queue of W/6 before the knee (docs/design/decbit.md has the utilisation
+ * measured with each).
  */
 static unsigned int decbit_pacing_ca __read_mostly = PACING_CA_DEFAULT;
 

@@ -33,42 +33,31 @@ trap 'rm -rf "$raw"; lib_exit' EXIT
 
 grep -q '^sch_hbh ' /proc/modules || insmod "$top/build/$krel/sch_hbh/sch_hbh.ko" || exit 1
 C=10000000
-PKT=1442		# iperf3 -l 1400 on the wire
 
 hbh_chain || exit 1
 allow_cc reno
-ip netns exec "$H1" iperf3 -s -p 5201 >/dev/null 2>&1 &
-PIDS+=($!)
-busywait 5000 ip netns exec "$H1" sh -c 'ss -ltn | grep -q ":5201 "'
+iperf3_servers "$H1" 5201
 
-ping_ms() { ip netns exec "$1" ping -c 5 -i 0.2 -q "$2" | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p'; }
-HOPRTT=$(awk -v r="$(ping_ms "$H0" 10.0.0.2)" 'BEGIN { printf "%dus", r * 1000 }')
-E2ERTT=$(awk -v r="$(ping_ms "$H0" 10.3.0.2)" 'BEGIN { printf "%dus", r * 1000 }')
+HOPRTT=$(hoprtt_of "$H0" 10.0.0.2)
+E2ERTT=$(hoprtt_of "$H0" 10.3.0.2)
 echo "# hop round trip $HOPRTT, end-to-end $E2ERTT" >&2
 
-# qd NS RATE [OPTIONS]: a fresh root hbh on NS's "down"
-qd() {
-	local ns=$1 rate=$2
-	shift 2
-	ip netns exec "$ns" tc qdisc del dev down root 2>/dev/null
-	ip netns exec "$ns" tc qdisc add dev down root hbh rate "$rate" hoprtt "$HOPRTT" "$@"
-}
 # nodes MODE XSTAR BMAX: every node's qdisc; the sources hold what
 # they may not send yet (2000 packets), the routers BMAX per connection
 nodes() {
 	local mode=$1 sp=$2 b=$3 src=()
 	[ "$mode" = e2e ] && src=(hoprtt "$E2ERTT")
-	qd "$H0" 50mbit flow_limit 2000 limit 10000 mode "$mode" "${src[@]}" &&
-	qd "$X" 50mbit mode fifo limit 10000 &&	# uncontrolled cross traffic
-	qd "$R1" 50mbit flow_limit "$b" setpoint "$sp" mode "$mode" &&
-	qd "$R2" 10mbit flow_limit "$b" setpoint "$sp" mode "$mode" &&
-	qd "$R3" 50mbit mode "$mode"
+	hbh_down "$H0" 50mbit flow_limit 2000 limit 10000 mode "$mode" "${src[@]}" &&
+	hbh_down "$X" 50mbit mode fifo limit 10000 &&	# uncontrolled cross traffic
+	hbh_down "$R1" 50mbit flow_limit "$b" setpoint "$sp" mode "$mode" &&
+	hbh_down "$R2" 10mbit flow_limit "$b" setpoint "$sp" mode "$mode" &&
+	hbh_down "$R3" 50mbit mode "$mode"
 }
 # fifo BUFFER: drop-tail everywhere, BUFFER packets at the bottleneck
 fifo() {
-	qd "$H0" 50mbit mode fifo limit 10000 && qd "$X" 50mbit mode fifo limit 10000 &&
-	qd "$R1" 50mbit mode fifo limit "$1" && qd "$R2" 10mbit mode fifo limit "$1" &&
-	qd "$R3" 50mbit mode fifo limit 10000
+	hbh_down "$H0" 50mbit mode fifo limit 10000 && hbh_down "$X" 50mbit mode fifo limit 10000 &&
+	hbh_down "$R1" 50mbit mode fifo limit "$1" && hbh_down "$R2" 10mbit mode fifo limit "$1" &&
+	hbh_down "$R3" 50mbit mode fifo limit 10000
 }
 drops() { qdisc_stat "$1" down drops; }
 

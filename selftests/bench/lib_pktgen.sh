@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # pktgen load and packet-rate sampling for the pps benchmarks
 # (decbit_pps.sh, nic_pps.sh, pool_pps.sh).  Source it after

@@ -215,19 +215,10 @@ def plots(results, outdir):
         fig.savefig(f, dpi=90)
         plt.close(fig)
         files.append(f)
-    swept = [a for a in ran if a.get("sweep")]
-    if swept:
-        param = next(iter(swept[0]["sweep"]))
+    param, curves = _sweep_curves(ran)
+    if curves:
         fig, ax = plt.subplots(1, 2, figsize=(10, 4))
-        bases = []
-        for a in swept:
-            b = a["name"].rsplit(" ", 1)[0]
-            if b not in bases:
-                bases.append(b)
-        for b in bases:
-            pts = [(float(a["sweep"][param]), a["summary"])
-                   for a in swept if a["name"].rsplit(" ", 1)[0] == b]
-            pts.sort(key=lambda p: p[0])
+        for b, pts in curves.items():
             for axis, key in zip(ax, ("norm_power", "utilization")):
                 axis.plot([x for x, _ in pts],
                           [sm.get(key) for _, sm in pts], "o-", label=b)
@@ -245,23 +236,32 @@ def plots(results, outdir):
     return files
 
 
+def _sweep_curves(ran):
+    """The swept parameter's name and one curve per arm of a sweep: {arm's
+    name without its last word (the swept value): [(value, summary)...]
+    by value}, in the arms' order; (None, {}) without a sweep."""
+    swept = [a for a in ran if a.get("sweep")]
+    if not swept:
+        return None, {}
+    param = next(iter(swept[0]["sweep"]))
+    curves = {}
+    for a in swept:
+        curves.setdefault(a["name"].rsplit(" ", 1)[0], []).append(
+            (float(a["sweep"][param]), a["summary"]))
+    for pts in curves.values():
+        pts.sort(key=lambda p: p[0])
+    return param, curves
+
+
 def _graph_plots(results, ran, outdir, plt):
     """Lam & Lien's figure: delivered throughput (and the channels' CoV)
     against the swept parameter (N_T), one curve per arm; delivered
     packets per second over time for each run."""
     files = []
-    swept = [a for a in ran if a.get("sweep")]
-    if swept:
-        param = next(iter(swept[0]["sweep"]))
+    param, curves = _sweep_curves(ran)
+    if curves:
         fig, ax = plt.subplots(1, 2, figsize=(10, 4))
-        bases = []
-        for a in swept:
-            b = a["name"].rsplit(" ", 1)[0]
-            if b not in bases:
-                bases.append(b)
-        for b in bases:
-            pts = sorted((float(a["sweep"][param]), a["summary"])
-                         for a in swept if a["name"].rsplit(" ", 1)[0] == b)
+        for b, pts in curves.items():
             ax[0].plot([x for x, _ in pts],
                        [sm.get("delivered_pps") for _, sm in pts], "o-",
                        label=b)
