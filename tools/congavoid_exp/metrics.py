@@ -39,6 +39,17 @@ def percentile(xs, p):
     return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
+def queue_delays(samples, rate_at):
+    """The queueing delay, ms, that each sample of a qdisc's backlog
+    stands for: the bytes queued over the link's rate at that moment,
+    the wait of a packet arriving then.  SAMPLES are dicts with t and
+    backlog (bytes); RATE_AT(t) is the link's rate in bit/s.  Samples
+    are taken at fixed times, so their percentiles are those of the
+    delay over time, not over packets."""
+    return [s["backlog"] * 8 / rate_at(s["t"]) * 1000 for s in samples
+            if s.get("backlog") is not None and rate_at(s["t"]) > 0]
+
+
 def cov(xs):
     """Coefficient of variation (population standard deviation / mean)."""
     xs = list(xs)
@@ -204,6 +215,7 @@ def dumbbell(sc, arm, samples, flow_results, udp_series):
         fair = jain(rate_between(counters[f["id"]], ja0, t_all1)
                     for f in flows)
     qlen = [s["qlen"] for s in q1 if s["t"] >= w0 and "qlen" in s]
+    qdelay = queue_delays([s for s in q1 if s["t"] >= w0], sc.rate_at)
 
     def delta(key):
         tot, seen = 0, False
@@ -240,6 +252,8 @@ def dumbbell(sc, arm, samples, flow_results, udp_series):
         "base_rtt_ms": base_rtt,
         "queue_mean": mean(qlen),
         "queue_max": max(qlen) if qlen else None,
+        "qdelay_p50_ms": percentile(qdelay, 50),
+        "qdelay_p99_ms": percentile(qdelay, 99),
         "drops": delta("drops"),
         "marks": delta("marks"),
         "retransmits": sum(rtx) if rtx else None,

@@ -18,6 +18,8 @@ COLUMNS = [
     ("rtt_p95_ms", "RTT p95", "{:.1f}", 1),
     ("queue_mean", "queue", "{:.1f}", 1),
     ("queue_max", "q max", "{:.0f}", 1),
+    ("qdelay_p50_ms", "qdelay p50 ms", "{:.2f}", 1),
+    ("qdelay_p99_ms", "qdelay p99 ms", "{:.2f}", 1),
     ("drops", "drops", "{:.0f}", 1),
     ("marks", "marks", "{:.0f}", 1),
     ("retransmits", "rtx", "{:.0f}", 1),

@@ -359,6 +359,14 @@ class Scenario:
             out.append({"at": at, "rate": rate})
         return sorted(out, key=lambda e: e["at"])
 
+    def rate_at(self, t):
+        """The bottleneck's rate (bit/s) at time t."""
+        rate = self.topology["rate"]
+        for e in self.events:
+            if e["at"] <= t:
+                rate = e["rate"]
+        return rate
+
     def capacity(self, t0, t1):
         """Bits the bottleneck can carry between t0 and t1, following the
         rate-change events."""

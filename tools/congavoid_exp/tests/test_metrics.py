@@ -39,6 +39,23 @@ class Stats(unittest.TestCase):
         self.assertIsNone(M.cov([]))
 
 
+class QueueDelay(unittest.TestCase):
+    def test_backlog_over_rate(self):
+        # 1500 bytes at 12 Mbit/s: 1 ms; at 6 Mbit/s after t = 2: 2 ms
+        rate = (lambda t: 12e6 if t < 2 else 6e6)
+        got = M.queue_delays([{"t": 1, "backlog": 1500},
+                              {"t": 3, "backlog": 1500},
+                              {"t": 4, "backlog": 0},
+                              {"t": 5}], rate)
+        self.assertEqual(len(got), 3)
+        for g, want in zip(got, [1.0, 2.0, 0.0]):
+            self.assertAlmostEqual(g, want)
+
+    def test_zero_rate_skipped(self):
+        self.assertEqual(M.queue_delays([{"t": 0, "backlog": 10}],
+                                        lambda t: 0), [])
+
+
 class Power(unittest.TestCase):
     def test_power(self):
         self.assertAlmostEqual(M.power(20e6, 0.05), 4e8)
@@ -121,6 +138,9 @@ class _Sc:
     def capacity(self, t0, t1):
         return self.rate * max(0.0, t1 - t0)
 
+    def rate_at(self, t):
+        return self.rate
+
 
 def _tcp(fid, start=0.0, stop=10.0):
     return {"id": fid, "kind": "tcp", "src": fid, "cc": None,
@@ -140,7 +160,8 @@ def _run(rates, qbytes_rate=1.125e6, rtt_us=30000, qlen=5):
                             "snd_cwnd": 10 + (k % 2) * 2})
         samples.append({"t": t, "kind": "pfifo", "router": "r1",
                         "link": "up0", "bytes": qbytes_rate * t,
-                        "qlen": qlen, "drops": 3 * k // 10,
+                        "qlen": qlen, "backlog": qlen * 1514 * (k % 2),
+                        "drops": 3 * k // 10,
                         "marks": 2 * k // 10})
     return samples
 
@@ -160,6 +181,10 @@ class Dumbbell(unittest.TestCase):
         self.assertAlmostEqual(r["utilization"], 0.9, places=6)
         self.assertAlmostEqual(r["queue_mean"], 5)
         self.assertEqual(r["queue_max"], 5)
+        # the backlog alternates between 0 and 5 full packets: 6.056 ms
+        # at 10 Mbit/s; 41 of the 81 samples after the warm-up are empty
+        self.assertAlmostEqual(r["qdelay_p50_ms"], 0.0)
+        self.assertAlmostEqual(r["qdelay_p99_ms"], 5 * 1514 * 8 / 1e4)
         self.assertEqual(r["drops"], 30)    # counter from 0 to 30
         self.assertEqual(r["marks"], 20)
         self.assertEqual(r["retransmits"], 8)

@@ -77,6 +77,12 @@ class Scenarios(unittest.TestCase):
         for f in files:
             Scenario(f)
 
+    def test_rate_follows_events(self):
+        sc = Scenario("x.toml", GOOD + '\n[[events]]\nat = "4s"\nrate = "5mbit"\n')
+        self.assertEqual([sc.rate_at(t) for t in (0, 3.9, 4, 9)],
+                         [10e6, 10e6, 5e6, 5e6])
+        self.assertEqual(sc.capacity(3, 5), 10e6 + 5e6)
+
     def test_syntax_error_has_line(self):
         self.refused(bad('hosts = 2', 'hosts = = 2'), 6, None, "TOML syntax")
 
