@@ -38,10 +38,14 @@ def find(name):
     raise FileNotFoundError(f"no scenario {name} (looked in {SCEN_DIR})")
 
 
-def run(path, out=None, arms=None, reps=None, no_plots=False):
+def run(path, out=None, arms=None, reps=None, no_plots=False, trace=None):
     sc = Scenario(path)
     if reps:
         sc.repetitions = reps
+    if trace and sum(trace) > sc.duration:
+        print(f"{path}: the trace window ends after the run "
+              f"({sc.duration:g} s)", file=sys.stderr)
+        return 2
     todo = sc.arms
     if arms:
         want = arms.split(",")
@@ -78,7 +82,7 @@ def run(path, out=None, arms=None, reps=None, no_plots=False):
             d = outdir / report.slug(arm["name"]) / f"rep{rep}"
             try:
                 res = runner.run_once(sc, arm, rep, d,
-                                      lambda m: print(f"{tag} {m}"))
+                                      lambda m: print(f"{tag} {m}"), trace)
             except Skip as e:
                 entry["skipped"] = str(e)
                 print(f"{tag} SKIPPED: {e}", flush=True)
@@ -110,6 +114,16 @@ def run(path, out=None, arms=None, reps=None, no_plots=False):
     return 1 if failed or not ran else 0
 
 
+def _window(text):
+    try:
+        start, secs = (float(x) for x in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not START:SECS")
+    if start < 0 or secs <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: START >= 0, SECS > 0")
+    return start, secs
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="experiment", description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
@@ -121,6 +135,10 @@ def main(argv=None):
     r.add_argument("--reps", type=int, help="override repetitions")
     r.add_argument("--no-plots", action="store_true",
                    help="skip the plots (make them later with 'plot')")
+    r.add_argument("--trace", metavar="START:SECS", type=_window,
+                   help="trace the bottleneck's packets from START for SECS "
+                        "seconds of each run\nand break its time down "
+                        "(sending, idle with a queue, idle empty)")
     pl = sub.add_parser("plot", help="plot a finished run")
     pl.add_argument("dir")
     pg = sub.add_parser("page", help="write a finished run's results page")
@@ -169,7 +187,8 @@ def main(argv=None):
             return 2
         if a.cmd == "demo":
             return run(SCEN_DIR / "demo.toml", no_plots=True)
-        return run(find(a.scenario), a.out, a.arms, a.reps, a.no_plots)
+        return run(find(a.scenario), a.out, a.arms, a.reps, a.no_plots,
+                   a.trace)
     except ScenarioError as e:
         print(e, file=sys.stderr)
         return 2

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from . import graph, meta, metrics
+from . import graph, meta, metrics, tracing
 from .host import ensure_cc, ensure_qdisc, pyenv, set_module_params, sh, \
     tc_env
 from .samplers import PoolProbe, QdiscProbe, Sampler, TcpProbe
@@ -32,8 +32,10 @@ def _wait_listen(ns, port, proto="t", timeout=10):
     raise RuntimeError(f"nothing listens on port {port} in {ns}")
 
 
-def run_once(sc, arm, rep, outdir, log):
-    """One repetition of one arm; returns its metrics dict (raises Skip)."""
+def run_once(sc, arm, rep, outdir, log, trace=None):
+    """One repetition of one arm; returns its metrics dict (raises Skip).
+    TRACE (start, seconds): trace the bottleneck's packets over that
+    window of the run (tracing.py) and add its breakdown."""
     if sc.topology["kind"] == "graph":
         return _run_graph(sc, arm, rep, outdir, log)
     ccs = {f["cc"] or arm["cc"] for f in sc.flows if f["kind"] == "tcp"}
@@ -52,8 +54,14 @@ def run_once(sc, arm, rep, outdir, log):
     procs = []
     t_build = time.monotonic()
     record = {"module_params": meta.module_params()}
+    tracer = None
     try:
         bed.build()
+        if trace:
+            if len(bed.bottlenecks) != 1:
+                raise RuntimeError("--trace needs one bottleneck link")
+            tracer = tracing.Tracer(bed.bottlenecks[0][1],
+                                    outdir / "trace.txt")
         d = bed.dst
         log(f"testbed built in {time.monotonic() - t_build:.1f} s")
         record["before"] = meta.testbed(bed.ns, bed.prefix, tc_env())
@@ -93,9 +101,15 @@ def run_once(sc, arm, rep, outdir, log):
         try:
             timeline = [(f["start"], 0, f) for f in starts] + \
                 [(e["at"], 1, e) for e in sc.events]
+            if tracer:
+                timeline += [(trace[0], 2, tracer.start),
+                             (trace[0] + trace[1], 2, tracer.stop)]
             for at, is_event, x in sorted(timeline, key=lambda y: y[:2]):
                 time.sleep(max(0.0, t0 + at - time.monotonic()))
-                if is_event:
+                if is_event == 2:
+                    x()
+                    log(f"{at:g}s: trace {x.__name__}")
+                elif is_event:
                     bed.set_rate(x["rate"])
                     log(f"{at:g}s: bottleneck rate {x['rate'] / 1e6:g} Mbit/s")
                 else:
@@ -109,6 +123,8 @@ def run_once(sc, arm, rep, outdir, log):
                     log(f"flow {fid} did not end; killed")
         finally:
             sampler.stop()
+            if tracer and tracer.inst.exists():
+                tracer.stop()
         for p in procs:
             try:
                 p.wait(timeout=5)
@@ -129,6 +145,11 @@ def run_once(sc, arm, rep, outdir, log):
     results = {f["id"]: _flow_result(f, outdir) for f in sc.flows}
     res = metrics.dumbbell(sc, arm, sampler.samples, results,
                            _udp_series(sc.flows, outdir))
+    if tracer and tracer.out.exists():
+        res["breakdown"] = tracing.breakdown(
+            tracing.parse(tracer.out.read_text(), tracer.dev),
+            sc.rate_at(trace[0]))
+        log("trace: " + tracing.summary(res["breakdown"]))
     with open(outdir / "metrics.json", "w", encoding="utf-8") as fh:
         json.dump(res, fh, indent=1)
     res["testbed"] = record

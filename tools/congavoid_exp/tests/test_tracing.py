@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of the bottleneck trace's parser and breakdown."""
+
+import unittest
+
+from congavoid_exp import tracing as T
+
+TEXT = """\
+# tracer: nop
+          <idle>-0       [001] ..s2.  100.000000: net_dev_queue: dev=up0 skbaddr=00000000aa len=1500
+          <idle>-0       [001] ..s2.  100.000000: net_dev_xmit: dev=up0 skbaddr=00000000aa len=1500 rc=0
+          <idle>-0       [001] ..s2.  100.000500: net_dev_queue: dev=up0 skbaddr=00000000bb len=1500
+          <idle>-0       [001] ..s2.  100.000600: net_dev_queue: dev=dn0 skbaddr=00000000cc len=66
+          <idle>-0       [000] ..s1.  100.003000: net_dev_xmit: dev=up0 skbaddr=00000000bb len=1500 rc=0
+          <idle>-0       [000] ..s1.  100.004000: net_dev_xmit: dev=up0 skbaddr=00000000bb len=1500 rc=16
+          <idle>-0       [001] ..s2.  100.006000: net_dev_queue: dev=up0 skbaddr=00000000dd len=1500
+          <idle>-0       [001] ..s2.  100.006000: net_dev_xmit: dev=up0 skbaddr=00000000dd len=1500 rc=0
+          <idle>-0       [001] ..s2.  100.010000: net_dev_queue: dev=up0 skbaddr=00000000ee len=1500
+"""
+
+
+class Breakdown(unittest.TestCase):
+    def test_parse_keeps_the_device_and_sent_packets(self):
+        ev = T.parse(TEXT, "up0")
+        self.assertEqual([e[1] for e in ev],
+                         ["queue", "xmit", "queue", "xmit", "queue", "xmit",
+                          "queue"])
+        self.assertAlmostEqual(ev[3][0], 100.003)
+        self.assertEqual(ev[0][2], 1500)
+
+    def test_split_of_the_link_time(self):
+        # 1500 bytes at 12 Mbit/s: 1 ms each.  Sending 3 of the 10 ms; the
+        # second packet waited 2 ms after the link freed up (idle with a
+        # queue); 2 + 3 ms with nothing queued
+        b = T.breakdown(T.parse(TEXT, "up0"), 12e6)
+        self.assertAlmostEqual(b["window_s"], 0.010)
+        self.assertEqual(b["packets"], 3)
+        self.assertAlmostEqual(b["sending"], 0.3)
+        self.assertAlmostEqual(b["idle_queued"], 0.2)
+        self.assertAlmostEqual(b["idle_empty"], 0.5)
+        self.assertEqual(b["late_count"], 1)
+        self.assertAlmostEqual(b["late_max_ms"], 2.0)
+        self.assertEqual(b["late_over_service"], 1)
+        self.assertAlmostEqual(b["queue_at_arrival"], 0.0)
+
+    def test_back_to_back_is_all_sending(self):
+        # a packet leaves as the previous one ends, with three more queued
+        # (the window starts with them already in the qdisc)
+        ev = [(k * 0.001, "xmit", 1500) for k in range(4)]
+        b = T.breakdown(ev, 12e6)
+        self.assertAlmostEqual(b["sending"], 1.0)
+        self.assertAlmostEqual(b["idle_queued"] + b["idle_empty"], 0.0)
+        self.assertEqual(b["late_count"], 0)
+
+    def test_nothing_traced(self):
+        self.assertIsNone(T.breakdown([], 1e6))
+        self.assertEqual(T.summary(None), "no packets traced")
