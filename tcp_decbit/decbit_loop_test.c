@@ -14,23 +14,29 @@
  * start, with TCP's smoothed RTT (gain 1/8).  The knee is the bandwidth-
  * delay product plus the packet in service: 20 / 1.2112 + 1 = 17.5 packets.
  *
+ * The router serves as sch_decbit's rate does: a dequeue less than one
+ * service time after the link freed up starts its packet then (the link
+ * keeps that time; the qdisc's pacing timer may fire late), a later one
+ * loses the time in between; the timer can be made to fire late.
+ *
  * What the model shows, and the VM tests cannot separate from the
  * emulator's timing:
- *  - one flow at C = 1 keeps its window at 15-18 packets and the link
- *    0.93 busy, which is all this policy can give here: the 7/8 decrease
- *    takes the window from just above the knee (18) to 15.75, and the +1
- *    per two RTTs climbs back through windows of 16 and 17 that do not fill
- *    the pipe.
+ *  - one flow at C = 1 keeps its window within a packet or two of the
+ *    knee: the 7/8 decrease takes it from just above the knee to below
+ *    it, and the +1 per two RTTs climbs back through windows that do not
+ *    fill the pipe, gaps the router's catch-up partly fills.
  *  - four paced flows at C = 1 interleave as independent arrivals do, and
- *    the cycle average reaches 1 with the link about 0.80 busy (the paper:
- *    the knee of M/M/1 is at 0.5, of D/D/1 at 1); the share stays fair.
- *  - at C = 2 the same sources fill the link (0.96-0.98) with a mean queue
- *    of 1-2.5 packets.
- *  - arrival jitter lowers the one-flow figure further (0.85 with up to
- *    1 ms), which is where the one-vCPU guests sit.
- *  - on make demo's dumbbell (20 Mbit/s, 40 ms, four flows) the cores reach
- *    0.73 at C = 1 and 0.95 at C = 2, fair (0.997) either way.
- * Each test prints its figures as TAP comments.
+ *    the cycle average reaches 1 with the link well short of full (the
+ *    paper: the knee of M/M/1 is at 0.5, of D/D/1 at 1); the share stays
+ *    fair.
+ *  - at C = 2 the same sources fill the link with a mean queue of 1-2.5
+ *    packets.
+ *  - arrival jitter lowers the one-flow figure.
+ *  - a pacing timer late by more than a service time costs the router
+ *    link time for good; a catch-up allowance for packets that were
+ *    waiting gives it back.
+ * Each test prints its figures as TAP comments; docs/design/decbit.md
+ * has them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,12 +57,13 @@
 #define MAX_FLOWS	4
 #define MAX_EVENTS	4096
 
-enum ev_type { EV_START, EV_SEND, EV_ARRIVE, EV_DEPART, EV_ACK };
+enum ev_type { EV_START, EV_SEND, EV_ARRIVE, EV_DEPART, EV_TIMER, EV_ACK };
 
 struct pkt {
 	int flow;
 	bool mark;
 	u64 sent;		/* when it left its source */
+	u64 arrived;		/* when it reached the router */
 };
 
 struct event {
@@ -84,6 +91,8 @@ struct loop {
 	int nflows;
 	u32 threshold;		/* router's C, 1/1000 packet */
 	u64 jitter;		/* up to this much between source and router */
+	u64 late;		/* the router's pacing timer: up to this late */
+	u64 catchup;		/* see serve(); 0: sch_decbit's rule today */
 	u64 service;		/* per packet at the router */
 	u64 prop;		/* round-trip propagation */
 	u64 t_from, t_to;	/* measurement window */
@@ -98,6 +107,7 @@ struct loop {
 	struct pkt queue[MAX_EVENTS];	/* waiting at the router */
 	u32 qhead, qlen;
 	bool busy;
+	u64 busy_until;		/* sch_decbit's avg.busy_until */
 	u64 rng;
 	/* measured */
 	u64 departed;
@@ -176,7 +186,7 @@ static void send_one(struct loop *l, int i, u64 now)
 		t = f->last_arrival;
 	f->last_arrival = t;
 	f->inflight++;
-	push(l, t, EV_ARRIVE, (struct pkt){ i, false, now });
+	push(l, t, EV_ARRIVE, (struct pkt){ i, false, now, 0 });
 	if (f->srtt) {
 		u64 gap = f->srtt / decbit_win_pkts(&f->win);
 
@@ -192,24 +202,40 @@ static void send_window(struct loop *l, int i, u64 now)
 	while (!f->send_pending && f->inflight < decbit_win_pkts(&f->win)) {
 		if (f->next_send > now) {
 			f->send_pending = true;
-			push(l, f->next_send, EV_SEND, (struct pkt){ i, false, 0 });
+			push(l, f->next_send, EV_SEND, (struct pkt){ i, false, 0, 0 });
 			break;
 		}
 		send_one(l, i, now);
 	}
 }
 
-/* The head of the queue starts service (sch_decbit's dequeue). */
+/*
+ * The head of the queue starts service (sch_decbit's dequeue, at @now).
+ * As the qdisc does, a dequeue less than one service time after the last
+ * one ended keeps the link's time: its service starts when the last one
+ * ended.  Later than that, the time in between is lost.
+ */
 static void serve(struct loop *l, u64 now)
 {
 	struct pkt head = l->queue[l->qhead];
+	u64 start = now - l->busy_until < l->service ? l->busy_until : now;
 
-	decbit_avg_service(&l->avg, now, l->qlen, now + l->service);
+	/*
+	 * With @catchup, a packet that was already waiting when the link
+	 * freed up starts then if the dequeue is late by less than @catchup
+	 * (the rule a shaper with a burst allowance would follow).
+	 */
+	if (l->catchup && head.arrived <= l->busy_until &&
+	    now - l->busy_until < l->catchup)
+		start = l->busy_until;
+
+	l->busy_until = start + l->service;
+	decbit_avg_service(&l->avg, now, l->qlen, l->busy_until);
 	queue_area(l, now);
 	l->qhead = (l->qhead + 1) % MAX_EVENTS;
 	l->qlen--;
 	l->busy = true;
-	push(l, now + l->service, EV_DEPART, head);
+	push(l, l->busy_until, EV_DEPART, head);
 }
 
 static void arrive(struct loop *l, const struct event *e)
@@ -224,7 +250,7 @@ static void arrive(struct loop *l, const struct event *e)
 	queue_area(l, e->t);
 	assert_true(l->qlen < MAX_EVENTS);
 	l->queue[(l->qhead + l->qlen++) % MAX_EVENTS] =
-		(struct pkt){ e->p.flow, mark, e->p.sent };
+		(struct pkt){ e->p.flow, mark, e->p.sent, e->t };
 	if (!l->busy)
 		serve(l, e->t);
 }
@@ -254,8 +280,9 @@ static void ack(struct loop *l, const struct event *e)
  * @service ns per packet and @prop ns of propagation, with the router at
  * @threshold and up to @jitter ns between source and router.
  */
-static struct loop *run_on(u64 service, u64 prop, int nflows, u32 threshold,
-			   u64 jitter, u64 t_from, u64 t_to)
+static struct loop *run_late(u64 service, u64 prop, int nflows,
+			     u32 threshold, u64 jitter, u64 late, u64 catchup,
+			     u64 t_from, u64 t_to)
 {
 	struct loop *l = &lp;
 	bool started = false;
@@ -265,6 +292,8 @@ static struct loop *run_on(u64 service, u64 prop, int nflows, u32 threshold,
 	memset(l, 0, sizeof(*l));
 	l->nflows = nflows;
 	l->jitter = jitter;
+	l->late = late;
+	l->catchup = catchup;
 	l->service = service;
 	l->prop = prop;
 	l->t_from = t_from;
@@ -277,7 +306,7 @@ static struct loop *run_on(u64 service, u64 prop, int nflows, u32 threshold,
 	l->rng = 0x9e3779b97f4a7c15ULL;
 	decbit_avg_init(&l->avg);
 	for (i = 0; i < nflows; i++)
-		push(l, i * 2000 * MS, EV_START, (struct pkt){ i, false, 0 });
+		push(l, i * 2000 * MS, EV_START, (struct pkt){ i, false, 0, 0 });
 
 	while (l->nev) {
 		struct event e = pop(l);
@@ -308,7 +337,16 @@ static struct loop *run_on(u64 service, u64 prop, int nflows, u32 threshold,
 			if (measuring(l, e.t - l->service))
 				l->departed++;
 			push(l, e.t + l->prop, EV_ACK, e.p);
-			if (l->qlen)
+			/* the qdisc's watchdog, which may fire late */
+			if (l->qlen && l->late)
+				push(l, e.t + rnd(l) % (l->late + 1), EV_TIMER,
+				     e.p);
+			else if (l->qlen)
+				serve(l, e.t);
+			break;
+		case EV_TIMER:
+			/* an arrival may have restarted the queue already */
+			if (!l->busy && l->qlen)
 				serve(l, e.t);
 			break;
 		case EV_ACK:
@@ -318,6 +356,13 @@ static struct loop *run_on(u64 service, u64 prop, int nflows, u32 threshold,
 	}
 	queue_area(l, t_to);
 	return l;
+}
+
+static struct loop *run_on(u64 service, u64 prop, int nflows, u32 threshold,
+			   u64 jitter, u64 t_from, u64 t_to)
+{
+	return run_late(service, prop, nflows, threshold, jitter, 0, 0, t_from,
+			t_to);
 }
 
 /* the selftests' dumbbell: 10 Mbit/s, 20 ms */
@@ -382,8 +427,9 @@ static void report(const char *name, const struct loop *l)
 
 /*
  * One flow at the paper's C = 1: after start-up the window stays within a
- * few packets of the knee, the queue near empty, the link >= 0.92 busy
- * (0.934; the sawtooth's own limit, see above).
+ * few packets of the knee, the queue near empty, the link >= 0.95 busy
+ * (the sawtooth's own limit, less what the router's catch-up gives back:
+ * see above).
  */
 static void test_one_flow_at_knee(void **state)
 {
@@ -392,8 +438,8 @@ static void test_one_flow_at_knee(void **state)
 	(void)state;
 	report("one flow, C = 1", l);
 	assert_true(l->f[0].cwnd_min * 1000 >= KNEE_MILLI - 3000);
-	assert_true(l->f[0].cwnd_max * 1000 <= KNEE_MILLI + 1000);
-	assert_true(util_milli(l) >= 920);
+	assert_true(l->f[0].cwnd_max * 1000 <= KNEE_MILLI + 2000);
+	assert_true(util_milli(l) >= 950);
 	assert_true(queue_milli(l) <= 1000);
 	/* only the windows above the knee are marked */
 	assert_true(l->marks * 100 < l->arrivals * 50);
@@ -436,12 +482,13 @@ static void test_threshold_2_fills_link(void **state)
  */
 static void test_jitter(void **state)
 {
+	u64 u0 = util_milli(run(1, 1000, 0, 6000 * MS, 36000 * MS));
 	const struct loop *l = run(1, 1000, MS, 6000 * MS, 36000 * MS);
 	u64 u = util_milli(l);
 
 	(void)state;
 	report("one flow, C = 1, jitter <= 1 ms", l);
-	assert_true(u >= 800 && u < 920);
+	assert_true(u >= 850 && u < u0);
 	l = run(4, 1000, MS / 2, 26000 * MS, 36000 * MS);
 	report("four flows, C = 1, jitter <= 0.5 ms", l);
 	assert_true(jain_milli(l) >= 980);
@@ -467,6 +514,47 @@ static void test_demo_dumbbell(void **state)
 	assert_true(util_milli(l) >= 930);
 }
 
+/*
+ * The router's pacing timer firing late (uniformly up to @late) on make
+ * demo's dumbbell at C = 2: a dequeue later than one service time (0.61
+ * ms) after the link freed up loses the time in between, which no source
+ * gives back.  Up to 0.5 ms costs nothing; up to 1 ms takes the link from
+ * 0.96 to about 0.81.  A catch-up allowance of 4 ms for packets that were
+ * waiting keeps it busy.
+ */
+static void test_late_timer(void **state)
+{
+	static const u64 lates[] = { 0, MS / 2, MS, 2 * MS, 4 * MS };
+	u64 u[5], uc[5];
+	char name[80];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		const struct loop *l;
+
+		l = run_late(DEMO_SERVICE, DEMO_PROP, 4, 2000, 0, lates[i], 0,
+			     10000 * MS, 30000 * MS);
+		snprintf(name, sizeof(name),
+			 "demo dumbbell, C = 2, timer up to %llu us late",
+			 (unsigned long long)lates[i] / 1000);
+		report(name, l);
+		u[i] = util_milli(l);
+		assert_true(jain_milli(l) >= 980);
+		l = run_late(DEMO_SERVICE, DEMO_PROP, 4, 2000, 0, lates[i],
+			     4 * MS, 10000 * MS, 30000 * MS);
+		snprintf(name, sizeof(name),
+			 "  the same with a 4 ms catch-up allowance");
+		report(name, l);
+		uc[i] = util_milli(l);
+		assert_true(jain_milli(l) >= 980);
+	}
+	assert_true(u[1] == u[0]);
+	assert_true(u[2] < 850 && u[3] < u[2]);
+	for (i = 0; i < 4; i++)
+		assert_true(uc[i] >= 940);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_threshold_2_fills_link),
 		cmocka_unit_test(test_jitter),
 		cmocka_unit_test(test_demo_dumbbell),
+		cmocka_unit_test(test_late_timer),
 	};
 
 	return cmocka_run_group_tests_name("decbit_loop", tests, NULL, NULL);
