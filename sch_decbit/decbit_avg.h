@@ -168,6 +168,23 @@ static inline bool decbit_avg_arrival(struct decbit_avg *a,
 	return a->congested;
 }
 
+/*
+ * When the head packet, dequeued at @now (not before @busy_until, when the
+ * link freed up), starts a service of @len_ns: at @busy_until if the
+ * dequeue is late by less than one service time, or by less than
+ * @catchup_ns for a packet that was already waiting at @busy_until
+ * (@waited); else at @now, and the time in between is lost.
+ */
+static inline u64 decbit_service_start(u64 now, u64 busy_until, u64 len_ns,
+				       bool waited, u64 catchup_ns)
+{
+	u64 late = now - busy_until;
+
+	if (late < len_ns || (waited && late < catchup_ns))
+		return busy_until;
+	return now;
+}
+
 /* The head packet starts service at @now and leaves at @until. */
 static inline void decbit_avg_service(struct decbit_avg *a, u64 now, u32 qlen,
 				      u64 until)

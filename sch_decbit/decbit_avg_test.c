@@ -256,6 +256,28 @@ static void test_params_init(void **state)
 	assert_int_equal(p.hysteresis, 0);
 }
 
+/*
+ * The rate's service start: one service time of grace for any packet,
+ * the catch-up allowance only for one that was waiting.
+ */
+static void test_service_start(void **state)
+{
+	const u64 bu = 1000000, len = 600000, cu = 4000000;
+
+	(void)state;
+	assert_int_equal(decbit_service_start(bu, bu, len, false, 0), bu);
+	assert_int_equal(decbit_service_start(bu + len - 1, bu, len, false, 0), bu);
+	assert_int_equal(decbit_service_start(bu + len, bu, len, false, 0), bu + len);
+	/* a waiting packet catches up within the allowance only */
+	assert_int_equal(decbit_service_start(bu + 3000000, bu, len, true, cu), bu);
+	assert_int_equal(decbit_service_start(bu + cu, bu, len, true, cu), bu + cu);
+	/* one that arrived to an idle link does not */
+	assert_int_equal(decbit_service_start(bu + 3000000, bu, len, false, cu),
+			 bu + 3000000);
+	/* a link idle since time 0 (a fresh qdisc) */
+	assert_int_equal(decbit_service_start(5 * cu, 0, len, false, cu), 5 * cu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_hysteresis),
 		cmocka_unit_test(test_large_times),
 		cmocka_unit_test(test_rescale_keeps_average),
+		cmocka_unit_test(test_service_start),
 	};
 
 	return cmocka_run_group_tests_name("decbit_avg", tests, NULL, NULL);

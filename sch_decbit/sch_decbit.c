@@ -12,8 +12,9 @@
  * threshold (default 1 packet).  The averaging lives in decbit_avg.h.
  *
  * With "rate" the qdisc serves its queue at that rate itself (a watchdog
- * paces dequeue), so the packet in service is known exactly and the qdisc
- * can be the bottleneck of a veth link.  Without it the head of the queue
+ * paces dequeue; a late watchdog costs no link time within "catchup"), so
+ * the packet in service is known exactly and the qdisc can be the
+ * bottleneck of a veth link.  Without it the head of the queue
  * is the packet in service: right for a root qdisc on a real NIC and for a
  * child of tbf or htb, whose peek does not count as a departure.
  *
@@ -97,6 +98,8 @@ struct decbit_sched_data {
 	struct decbit_params params;
 	u64 rate;			/* bytes/s, 0: unpaced */
 	struct psched_ratecfg rcfg;
+	u32 catchup;			/* ns, see TCA_DECBIT_CATCHUP */
+	bool head_waited;		/* the head was queued at avg.busy_until */
 	u8 nonect;			/* enum tc_decbit_nonect */
 	struct decbit_avg avg;
 	struct qdisc_watchdog watchdog;
@@ -274,8 +277,9 @@ static int decbit_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	struct decbit_sched_data *q = qdisc_priv(sch);
 	bool congested, input = decbit_is_input(q, skb);
 	u32 segs = decbit_segs(skb);
+	u64 now = ktime_get_ns();
 
-	congested = decbit_avg_arrival(&q->avg, &q->params, ktime_get_ns(),
+	congested = decbit_avg_arrival(&q->avg, &q->params, now,
 				       decbit_backlog(sch));
 
 	if (unlikely((u64)q->segs + segs > sch->limit)) {
@@ -311,6 +315,9 @@ static int decbit_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	}
 	decbit_cb(skb)->segs = segs;
 	decbit_cb(skb)->input = input;
+	/* the link is busy: this packet will be waiting when it frees up */
+	if (now < q->avg.busy_until)
+		q->head_waited = true;
 	q->segs += segs;
 	if (input)
 		q->input_segs += segs;
@@ -395,17 +402,17 @@ static struct sk_buff *decbit_dequeue(struct Qdisc *sch)
 	if (q->rate) {
 		u64 len_ns = psched_l2t_ns(&q->rcfg, qdisc_pkt_len(skb));
 
-		/*
-		 * A watchdog that fires a little late must not lower the
-		 * rate: the link stayed busy if we are late by less than one
-		 * service time.
-		 */
-		start = now - q->avg.busy_until < len_ns ? q->avg.busy_until : now;
+		/* a late watchdog must not lower the rate (decbit_avg.h) */
+		start = decbit_service_start(now, q->avg.busy_until, len_ns,
+					     q->head_waited,
+					     READ_ONCE(q->catchup));
 		until = start + len_ns;
 	}
 	decbit_avg_service(&q->avg, now, decbit_backlog(sch), until);
 	skb = qdisc_dequeue_head(sch);
 	decbit_release(q, skb);
+	/* the next head, if any, is already waiting */
+	q->head_waited = q->segs > 0;
 	return skb;
 }
 
@@ -418,6 +425,7 @@ static void decbit_reset(struct Qdisc *sch)
 		decbit_pool_charge(q->pool, -(s64)q->segs, -(s64)q->input_segs);
 	q->segs = 0;
 	q->input_segs = 0;
+	q->head_waited = false;
 	qdisc_reset_queue(sch);
 	qdisc_watchdog_cancel(&q->watchdog);
 	decbit_avg_init(&q->avg);
@@ -434,6 +442,7 @@ static const struct nla_policy decbit_policy[TCA_DECBIT_MAX + 1] = {
 	[TCA_DECBIT_IBL]	= { .type = NLA_U32 },
 	[TCA_DECBIT_INPUT]	= { .type = NLA_BINARY,
 				    .len = DECBIT_INPUT_MAX * sizeof(u32) },
+	[TCA_DECBIT_CATCHUP]	= { .type = NLA_U32 },
 };
 
 /* Input interfaces: existing devices of this namespace, each named once. */
@@ -505,6 +514,12 @@ static int decbit_validate(struct nlattr **tb, struct Qdisc *sch,
 	    nla_get_u64(tb[TCA_DECBIT_RATE]) > DECBIT_RATE_MAX) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_RATE],
 				    "decbit: rate must be at most 8.8 Tbit/s");
+		return -EINVAL;
+	}
+	if (tb[TCA_DECBIT_CATCHUP] &&
+	    nla_get_u32(tb[TCA_DECBIT_CATCHUP]) > DECBIT_CATCHUP_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_CATCHUP],
+				    "decbit: catchup must be at most 100 ms");
 		return -EINVAL;
 	}
 	if (tb[TCA_DECBIT_NONECT] &&
@@ -615,6 +630,8 @@ static int decbit_change(struct Qdisc *sch, struct nlattr *opt,
 			   nla_get_u32(tb[TCA_DECBIT_HYSTERESIS]));
 	if (tb[TCA_DECBIT_NONECT])
 		WRITE_ONCE(q->nonect, nla_get_u8(tb[TCA_DECBIT_NONECT]));
+	if (tb[TCA_DECBIT_CATCHUP])
+		WRITE_ONCE(q->catchup, nla_get_u32(tb[TCA_DECBIT_CATCHUP]));
 	if (tb[TCA_DECBIT_RATE]) {
 		struct tc_ratespec rs = { .linklayer = TC_LINKLAYER_ETHERNET };
 		u64 rate = nla_get_u64(tb[TCA_DECBIT_RATE]);
@@ -673,6 +690,8 @@ static int decbit_change(struct Qdisc *sch, struct nlattr *opt,
 		qdisc_qstats_backlog_dec(sch, skb);
 		rtnl_qdisc_drop(skb, sch);
 	}
+	if (!q->segs)
+		q->head_waited = false;
 	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
 	sch_tree_unlock(sch);
 
@@ -690,6 +709,8 @@ static int decbit_init(struct Qdisc *sch, struct nlattr *opt,
 	decbit_params_init(&q->params);
 	q->nonect = DECBIT_NONECT_DEFAULT;
 	q->rate = DECBIT_RATE_DEFAULT;
+	q->catchup = DECBIT_CATCHUP_DEFAULT;
+	q->head_waited = false;
 	q->pool = NULL;
 	q->segs = 0;
 	q->input_segs = 0;
@@ -731,7 +752,8 @@ static int decbit_dump(struct Qdisc *sch, struct sk_buff *skb)
 			READ_ONCE(q->params.hysteresis)) ||
 	    nla_put_u64_64bit(skb, TCA_DECBIT_RATE, READ_ONCE(q->rate),
 			      TCA_DECBIT_PAD) ||
-	    nla_put_u8(skb, TCA_DECBIT_NONECT, READ_ONCE(q->nonect)))
+	    nla_put_u8(skb, TCA_DECBIT_NONECT, READ_ONCE(q->nonect)) ||
+	    nla_put_u32(skb, TCA_DECBIT_CATCHUP, READ_ONCE(q->catchup)))
 		goto nla_put_failure;
 	/* dump runs under RTNL, as change does: the pool cannot change */
 	if (pool &&

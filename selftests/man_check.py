@@ -58,6 +58,7 @@ def dump(kind, path):
         expect("threshold", float(o["threshold"]), C["DECBIT_THRESHOLD_DEFAULT"] / 1000, 1e-9)
         expect("hysteresis", float(o["hysteresis"]), C["DECBIT_HYSTERESIS_DEFAULT"] / 1000, 1e-9)
         expect("rate", o["rate"], C["DECBIT_RATE_DEFAULT"])
+        expect("catchup", o["catchup"], C["DECBIT_CATCHUP_DEFAULT"])
         expect("nonect", o["nonect"], WORDS["nonect"][C["DECBIT_NONECT_DEFAULT"]])
         if "ibl" in o:
             expect("ibl", float(o["ibl"]), C["DECBIT_IBL_DEFAULT"] / 1e6, 1e-9)

@@ -55,8 +55,8 @@ FMT = {U8: "B", U32: "I", U64: "Q"}
 DECBIT = {1: ("limit", U32), 2: ("threshold", U32), 3: ("hysteresis", U32),
           4: ("rate", U64), 5: ("nonect", U8), 6: ("pad", NONE),
           7: ("pool", U32), 8: ("pool_limit", U32), 9: ("ibl", U32),
-          10: ("input", BIN)}
-DECBIT_MAX = 10
+          10: ("input", BIN), 11: ("catchup", U32)}
+DECBIT_MAX = 11
 HBH = {1: ("rate", U64), 2: ("limit", U32), 3: ("flow_limit", U32),
        4: ("setpoint", U32), 5: ("period", U32), 6: ("alpha", U32),
        7: ("beta", U32), 8: ("rise", U64), 9: ("rate_min", U64),
@@ -69,6 +69,7 @@ THRESHOLD_MAX = 1000000000
 IBL_MAX = 1000000
 INPUT_MAX = 16
 RATE_MAX = 1 << 40
+CATCHUP_MAX, CATCHUP_DEFAULT = 100000000, 4000000
 PERIOD_MIN, PERIOD_MAX = 100000, 1000000000
 HOPRTT_MIN, HOPRTT_MAX = 10000, 4000000000
 HBH_SCALE = 1024
@@ -154,6 +155,7 @@ class DecbitModel:
     def __init__(self):
         self.limit, self.threshold, self.hyst = 1000, 1000, 0
         self.rate, self.nonect, self.pool, self.inputs = 0, 0, 0, []
+        self.catchup = CATCHUP_DEFAULT
 
     def copy(self):
         m = DecbitModel()
@@ -177,6 +179,8 @@ class DecbitModel:
             raise Reject("hysteresis")
         if 4 in tb and g(4) > RATE_MAX:
             raise Reject("rate")
+        if 11 in tb and g(11) > CATCHUP_MAX:
+            raise Reject("catchup")
         if 5 in tb and g(5) > 1:
             raise Reject("nonect")
         if 8 in tb and not 1 <= g(8) <= LIMIT_MAX:
@@ -222,6 +226,8 @@ class DecbitModel:
             self.nonect = g(5)
         if 4 in tb:
             self.rate = g(4)
+        if 11 in tb:
+            self.catchup = g(11)
         if inputs is not None:
             self.inputs = inputs
         if create_pool:
@@ -243,7 +249,7 @@ class DecbitModel:
     def dump(self, ctx):
         d = {1: struct.pack("I", self.limit), 2: struct.pack("I", self.threshold),
              3: struct.pack("I", self.hyst), 4: struct.pack("Q", self.rate),
-             5: struct.pack("B", self.nonect)}
+             5: struct.pack("B", self.nonect), 11: struct.pack("I", self.catchup)}
         if self.pool:
             limit, ibl, _ = ctx.pools.get(self.pool)
             d[7] = struct.pack("I", self.pool)
@@ -435,6 +441,7 @@ def boundary_values(kind):
     vals = [0, 1, 2, 999, 1000, 1001, 10000, 99999, 100000, 100001,
             LIMIT_MAX - 1, LIMIT_MAX, LIMIT_MAX + 1, THRESHOLD_MAX, THRESHOLD_MAX + 1,
             HOPRTT_MAX, HOPRTT_MAX + 1, HBH_SCALE, HBH_SCALE + 1,
+            CATCHUP_MAX, CATCHUP_MAX + 1,
             0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF]
     if kind == U64:
         vals += [RATE_MAX - 1, RATE_MAX, RATE_MAX + 1, 1 << 32, (1 << 63) - 1,
@@ -450,6 +457,8 @@ def sane_value(name, rng, ctx):
          "hysteresis": lambda: rng.choice([0, 0, 500, 999, rng.randint(0, 3000)]),
          "rate": lambda: rng.choice([0, 1, 125000, 1250000, 12500000, rng.randint(1, RATE_MAX)]),
          "nonect": lambda: rng.randint(0, 1),
+         "catchup": lambda: rng.choice([0, 600000, CATCHUP_DEFAULT, CATCHUP_MAX,
+                                        rng.randint(0, CATCHUP_MAX)]),
          "pool": lambda: rng.choice([0, 1, 2, 3, rng.randint(1, 5)]),
          "pool_limit": lambda: rng.choice([1, 10, 100, rng.randint(1, 5000)]),
          "ibl": lambda: rng.choice([1, 250000, 500000, IBL_MAX, rng.randint(1, IBL_MAX)]),

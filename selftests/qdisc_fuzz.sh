@@ -83,7 +83,7 @@ rate_change_unstalls() {
 }
 
 declare -A sane=(
-	[decbit]="limit 1000 threshold 1 hysteresis 0 rate 0 nonect pass pool 0 noinput"
+	[decbit]="limit 1000 threshold 1 hysteresis 0 rate 0 catchup 4ms nonect pass pool 0 noinput"
 	[hbh]="rate 100mbit limit 10000 flow_limit 100 setpoint 20 rise default rate_min default mode hbh"
 )
 

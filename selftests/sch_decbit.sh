@@ -7,9 +7,10 @@
 #
 # Topology: dumbbell with one sender: s1 - r1 =[rb0: decbit]=> r2 - d.
 
-ALL_TESTS="options marking nonect child_qdisc bad_options lifecycle limit_shrink"
+ALL_TESTS="options marking nonect rate_catchup child_qdisc bad_options lifecycle limit_shrink"
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_decbit.sh"
 
 require_cmd tc iperf3 jq nstat ethtool
 require_module sch_decbit
@@ -54,13 +55,13 @@ no_root() { ip netns exec "$R1" tc qdisc del dev rb0 root 2>/dev/null; return 0;
 # the plugin sets and shows every option
 options() {
 	local shown js
-	decbit_root limit 500 threshold 1.5 hysteresis 0.5 rate 10mbit nonect drop
+	decbit_root limit 500 threshold 1.5 hysteresis 0.5 rate 10mbit catchup 2.5ms nonect drop
 	shown=$(ip netns exec "$R1" tc qdisc show dev rb0)
 	log "$shown"
-	check "options_shown" grep -q 'decbit 8[0-9a-f]*: root refcnt [0-9]* limit 500p threshold 1.5 hysteresis 0.5 rate 10Mbit nonect drop' <<<"$shown"
+	check "options_shown" grep -q 'decbit 8[0-9a-f]*: root refcnt [0-9]* limit 500p threshold 1.5 hysteresis 0.5 rate 10Mbit catchup 2.5ms nonect drop' <<<"$shown"
 	js=$(ip netns exec "$R1" tc -j qdisc show dev rb0 | jq -c '.[0].options')
 	log "$js"
-	check "options_json" test "$js" = '{"limit":500,"threshold":1.5,"hysteresis":0.5,"rate":1250000,"nonect":"drop"}'
+	check "options_json" test "$js" = '{"limit":500,"threshold":1.5,"hysteresis":0.5,"rate":1250000,"catchup":2500000,"nonect":"drop"}'
 }
 
 # ECT(0) stream at 50% of the rate: (almost) no marks; at 120%: (nearly)
@@ -85,6 +86,36 @@ marking() {
 	st=$(ip netns exec "$R1" tc -s -j qdisc show dev rb0 | jq -c '.[0] | [.avg, .marked, .nonect_passed, .nonect_dropped, .overlimit_dropped, .cycles, .congested] | map(type)')
 	check "xstats_json_keys" test "$st" = '["number","number","number","number","number","number","number"]'
 	check "xstats_text" sh -c "ip netns exec $R1 tc -s qdisc show dev rb0 | grep -q 'avg [0-9.]* congested [01] marked [0-9]* nonect_passed [0-9]* nonect_dropped [0-9]* overlimit_dropped [0-9]* cycles [0-9]*'"
+}
+
+# The pacing timer fires late (under an emulator by milliseconds, several
+# service times at 40 Mbit/s): a packet that was already waiting when the
+# link freed up still starts then, within catchup, so an overloaded link
+# keeps its rate (catchup 100ms: more than any timer here is late), and
+# catchup never takes it above the rate.  catchup 0 (one service time of
+# grace only) is logged beside it.
+rate_catchup() {
+	local c u q n sp u0=nan u100=nan
+	for c in 0 100ms; do
+		decbit_root rate 40mbit limit 300 catchup "$c"
+		# the sampler first: a flood slows a process's start by seconds
+		"$SELFTESTS_DIR/qdisc_sample.py" "$R1" rb0 7 20 >"$TMP_DIR/cu.$c" &
+		sp=$!
+		busywait 15000 grep -q '^# ready' "$TMP_DIR/cu.$c"
+		ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5202 -u -b 60M -l 1400 \
+			-t 5 >"$TMP_DIR/catchup.$c" 2>&1 ||
+			log "iperf3: $(tail -n 3 "$TMP_DIR/catchup.$c" | xargs)"
+		wait "$sp"
+		# from 1.5 s to 4.5 s after the start: the queue is full by then
+		read -r u q n <<<"$(awk '!/^#/ && $1 >= 1500 && $1 <= 4500 {
+			n++; if (n == 1) { t0 = $1; b0 = $2 } t1 = $1; b1 = $2; q += $3 }
+			END { if (n > 1 && t1 > t0) printf "%.3f %.1f %d\n", (b1 - b0) * 8 / ((t1 - t0) / 1000) / 40e6, q / n, n
+			      else print "nan nan 0" }' "$TMP_DIR/cu.$c")"
+		log "catchup $c: the link busy $u of 40 Mbit/s, mean queue $q ($n samples)"
+		if [ "$c" = 0 ]; then u0=$u; else u100=$u; fi
+	done
+	check "catchup_keeps_the_rate ($u100, catchup 0: $u0)" between "$u100" 0.95 1.02
+	check "overloaded_with_a_queue ($q)" fcmp "$q" '>' 10
 }
 
 # non-ECT: "pass" passes and counts; "drop" drops only while congested
@@ -146,12 +177,13 @@ nl() { ip netns exec "$R1" "$SELFTESTS_DIR/nl_qdisc.py" rb0 decbit replace "$@";
 # bad input through tc is refused, the qdisc stays as it was; raw netlink
 # (no tc plugin): the kernel checks ranges and names the attribute
 bad_options() {
-	local before after after2 a refused=0 r1 r2 r3 r4 r5 r6 r7
+	local before after after2 a refused=0 r1 r2 r3 r4 r5 r6 r7 r8
 	local bad_cmds=(
 		"limit -1" "limit 0" "limit 1000001" "limit 10k" "limit"
 		"threshold 0" "threshold -1" "threshold 1.0005" "threshold 1000001"
 		"threshold abc" "hysteresis 4" "threshold 1 hysteresis 2" "hysteresis -0.5"
 		"rate 10furlongs" "rate -5mbit" "rate" "nonect maybe" "nonect"
+		"catchup 101ms" "catchup -1ms" "catchup 3parsecs" "catchup"
 		"bogus 1" "limit 10 limit"
 	)
 	decbit_root limit 700 threshold 2
@@ -171,9 +203,10 @@ bad_options() {
 	check "bad_tc_options_no_change" test "$before" = "$after"
 
 	r1=$(nl 1:I:0); r2=$(nl 1:I:2000000); r3=$(nl 2:I:0); r4=$(nl 2:I:1000 3:I:2000)
-	r5=$(nl 5:B:7); r6=$(nl 9:I:1); r7=$(nl 1:B:1)
+	r5=$(nl 5:B:7); r6=$(nl 9:I:1); r7=$(nl 1:B:1); r8=$(nl 11:I:100000001)
 	log "limit 0: $r1"; log "limit 2e6: $r2"; log "threshold 0: $r3"; log "hysteresis 2C: $r4"
 	log "nonect 7: $r5"; log "unknown attr: $r6"; log "short limit: $r7"
+	log "catchup 100.000001 ms: $r8"
 	after2=$(ip netns exec "$R1" tc qdisc show dev rb0)
 	nl_all_refused() {
 		grep -q 'errno=22.*decbit: limit must be' <<<"$r1" &&
@@ -181,6 +214,7 @@ bad_options() {
 		grep -q 'errno=22.*decbit: threshold must be' <<<"$r3" &&
 		grep -q 'errno=22.*decbit: hysteresis must be' <<<"$r4" &&
 		grep -q 'errno=22.*decbit: nonect must be' <<<"$r5" &&
+		grep -q 'errno=22.*decbit: catchup must be' <<<"$r8" &&
 		grep -q 'errno=22' <<<"$r6" && grep -q 'errno=\(22\|34\)' <<<"$r7" &&
 		test "$before" = "$after2"
 	}

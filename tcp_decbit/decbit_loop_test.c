@@ -14,10 +14,11 @@
  * start, with TCP's smoothed RTT (gain 1/8).  The knee is the bandwidth-
  * delay product plus the packet in service: 20 / 1.2112 + 1 = 17.5 packets.
  *
- * The router serves as sch_decbit's rate does: a dequeue less than one
- * service time after the link freed up starts its packet then (the link
- * keeps that time; the qdisc's pacing timer may fire late), a later one
- * loses the time in between; the timer can be made to fire late.
+ * The router serves as sch_decbit's rate does (decbit_service_start()):
+ * a dequeue less than one service time after the link freed up, or less
+ * than the catch-up allowance for a packet that was waiting, starts its
+ * packet then; a later one loses the time in between.  The qdisc's pacing
+ * timer can be made to fire late.
  *
  * What the model shows, and the VM tests cannot separate from the
  * emulator's timing:
@@ -92,7 +93,7 @@ struct loop {
 	u32 threshold;		/* router's C, 1/1000 packet */
 	u64 jitter;		/* up to this much between source and router */
 	u64 late;		/* the router's pacing timer: up to this late */
-	u64 catchup;		/* see serve(); 0: sch_decbit's rule today */
+	u64 catchup;		/* sch_decbit's catchup; 0: none */
 	u64 service;		/* per packet at the router */
 	u64 prop;		/* round-trip propagation */
 	u64 t_from, t_to;	/* measurement window */
@@ -210,24 +211,15 @@ static void send_window(struct loop *l, int i, u64 now)
 }
 
 /*
- * The head of the queue starts service (sch_decbit's dequeue, at @now).
- * As the qdisc does, a dequeue less than one service time after the last
- * one ended keeps the link's time: its service starts when the last one
- * ended.  Later than that, the time in between is lost.
+ * The head of the queue starts service (sch_decbit's dequeue, at @now),
+ * when the qdisc would start it (decbit_service_start()).
  */
 static void serve(struct loop *l, u64 now)
 {
 	struct pkt head = l->queue[l->qhead];
-	u64 start = now - l->busy_until < l->service ? l->busy_until : now;
-
-	/*
-	 * With @catchup, a packet that was already waiting when the link
-	 * freed up starts then if the dequeue is late by less than @catchup
-	 * (the rule a shaper with a burst allowance would follow).
-	 */
-	if (l->catchup && head.arrived <= l->busy_until &&
-	    now - l->busy_until < l->catchup)
-		start = l->busy_until;
+	u64 start = decbit_service_start(now, l->busy_until, l->service,
+					 head.arrived <= l->busy_until,
+					 l->catchup);
 
 	l->busy_until = start + l->service;
 	decbit_avg_service(&l->avg, now, l->qlen, l->busy_until);
@@ -361,8 +353,8 @@ static struct loop *run_late(u64 service, u64 prop, int nflows,
 static struct loop *run_on(u64 service, u64 prop, int nflows, u32 threshold,
 			   u64 jitter, u64 t_from, u64 t_to)
 {
-	return run_late(service, prop, nflows, threshold, jitter, 0, 0, t_from,
-			t_to);
+	return run_late(service, prop, nflows, threshold, jitter, 0,
+			DECBIT_CATCHUP_DEFAULT, t_from, t_to);
 }
 
 /* the selftests' dumbbell: 10 Mbit/s, 20 ms */
@@ -519,8 +511,8 @@ static void test_demo_dumbbell(void **state)
  * demo's dumbbell at C = 2: a dequeue later than one service time (0.61
  * ms) after the link freed up loses the time in between, which no source
  * gives back.  Up to 0.5 ms costs nothing; up to 1 ms takes the link from
- * 0.96 to about 0.81.  A catch-up allowance of 4 ms for packets that were
- * waiting keeps it busy.
+ * 0.96 to about 0.81 without a catch-up allowance; sch_decbit's default of
+ * 4 ms for packets that were waiting keeps it busy.
  */
 static void test_late_timer(void **state)
 {
@@ -536,15 +528,15 @@ static void test_late_timer(void **state)
 		l = run_late(DEMO_SERVICE, DEMO_PROP, 4, 2000, 0, lates[i], 0,
 			     10000 * MS, 30000 * MS);
 		snprintf(name, sizeof(name),
-			 "demo dumbbell, C = 2, timer up to %llu us late",
+			 "demo dumbbell, C = 2, timer up to %llu us late, catchup 0",
 			 (unsigned long long)lates[i] / 1000);
 		report(name, l);
 		u[i] = util_milli(l);
 		assert_true(jain_milli(l) >= 980);
 		l = run_late(DEMO_SERVICE, DEMO_PROP, 4, 2000, 0, lates[i],
-			     4 * MS, 10000 * MS, 30000 * MS);
+			     DECBIT_CATCHUP_DEFAULT, 10000 * MS, 30000 * MS);
 		snprintf(name, sizeof(name),
-			 "  the same with a 4 ms catch-up allowance");
+			 "  the same with catchup 4 ms (the default)");
 		report(name, l);
 		uc[i] = util_milli(l);
 		assert_true(jain_milli(l) >= 980);

@@ -10,8 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "utils.h"
+#include "json_print.h"
+#include "tc_util.h"
 
 /* A packet count in 1..@max, "N" or "Np" (as the plugins print it). */
 static inline int cav_get_packets(__u32 *val, const char *s, __u32 max)
@@ -56,6 +59,51 @@ static inline int cav_get_rate(__u64 *rate, const char *s, __u64 max)
 	if (get_rate64(rate, s) || *rate > max)
 		return -1;
 	return 0;
+}
+
+/*
+ * A time in nanoseconds, rounded to the nearest one, within [min, max].
+ * Units as in tc(8) plus "ns"; a bare number is in microseconds.
+ */
+static inline int cav_get_time_ns(__u32 *val, const char *s, __u32 min, __u32 max)
+{
+	static const struct {
+		const char *name;
+		double ns;
+	} units[] = {
+		{ "s", 1e9 }, { "sec", 1e9 }, { "secs", 1e9 },
+		{ "ms", 1e6 }, { "msec", 1e6 }, { "msecs", 1e6 },
+		{ "us", 1e3 }, { "usec", 1e3 }, { "usecs", 1e3 },
+		{ "ns", 1 }, { "nsec", 1 }, { "nsecs", 1 },
+		{ "", 1e3 },
+	};
+	char *end;
+	double t;
+	size_t i;
+
+	t = strtod(s, &end);
+	if (end == s || !isfinite(t) || t < 0)
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(units); i++)
+		if (strcasecmp(end, units[i].name) == 0)
+			break;
+	if (i == ARRAY_SIZE(units))
+		return -1;
+	t = floor(t * units[i].ns + 0.5);
+	if (t < min || t > max)
+		return -1;
+	*val = t;
+	return 0;
+}
+
+/* Text: "hoprtt 4ms"; JSON: "hoprtt": 4000000 (ns, as q_fq's timer_slack). */
+static inline void cav_print_time(const char *key, __u32 ns)
+{
+	SPRINT_BUF(b1);
+
+	print_uint(PRINT_JSON, key, NULL, ns);
+	print_string(PRINT_FP, NULL, "%s ", key);
+	print_string(PRINT_FP, NULL, "%s ", sprint_time64(ns, b1));
 }
 
 #endif /* _CONGAVOID_TC_H */

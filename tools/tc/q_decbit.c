@@ -22,7 +22,7 @@ static void explain(void)
 {
 	fprintf(stderr,
 		"Usage: ... decbit [ limit PACKETS ] [ threshold PACKETS ] [ hysteresis PACKETS ]\n"
-		"                  [ rate RATE ] [ nonect pass|drop ]\n"
+		"                  [ rate RATE [ catchup TIME ] ] [ nonect pass|drop ]\n"
 		"                  [ pool ID [ pool_limit PACKETS ] [ ibl FRACTION ] ]\n"
 		"                  [ input DEV ]... | [ noinput ]\n"
 		"  limit       1..%u packets (default %u)\n"
@@ -32,6 +32,9 @@ static void explain(void)
 		"              0 <= H < 2*threshold (default %g)\n"
 		"  rate        serve the queue at RATE (e.g. 10mbit, at most 8.8tbit);\n"
 		"              0 = unpaced (default %llu)\n"
+		"  catchup     with a rate: a queued packet whose pacing timer fired\n"
+		"              less than TIME late still starts when the link freed up,\n"
+		"              0..%ums (default %gms)\n"
 		"  nonect      non-ECT packets while congested: pass or drop (default %s)\n"
 		"  pool        share a buffer pool with the decbit qdiscs of this\n"
 		"              namespace that name the same ID (1..4294967295; 0: none)\n"
@@ -45,6 +48,7 @@ static void explain(void)
 		DECBIT_LIMIT_MAX, DECBIT_LIMIT_DEFAULT,
 		DECBIT_THRESHOLD_MAX / 1000, DECBIT_THRESHOLD_DEFAULT / 1000.0,
 		DECBIT_HYSTERESIS_DEFAULT / 1000.0, DECBIT_RATE_DEFAULT,
+		DECBIT_CATCHUP_MAX / 1000000, DECBIT_CATCHUP_DEFAULT / 1e6,
 		DECBIT_NONECT_DEFAULT == TC_DECBIT_NONECT_DROP ? "drop" : "pass",
 		DECBIT_LIMIT_MAX, DECBIT_IBL_DEFAULT / 1000000.0, DECBIT_INPUT_MAX);
 }
@@ -104,6 +108,8 @@ static int decbit_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	__u32 inputs[DECBIT_INPUT_MAX];
 	int nonect = -1, n_inputs = 0;
 	__u64 rate = 0;
+	__u32 catchup = 0;
+	bool have_catchup = false;
 	struct rtattr *tail;
 
 	while (argc > 0) {
@@ -128,6 +134,12 @@ static int decbit_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			    cav_get_rate(&rate, *argv, DECBIT_RATE_MAX))
 				return bad("rate", *argv);
 			have_rate = true;
+		} else if (strcmp(*argv, "catchup") == 0) {
+			NEXT_ARG();
+			if (cav_get_time_ns(&catchup, *argv, 0,
+					    DECBIT_CATCHUP_MAX))
+				return bad("catchup", *argv);
+			have_catchup = true;
 		} else if (strcmp(*argv, "nonect") == 0) {
 			NEXT_ARG();
 			if (strcmp(*argv, "pass") == 0)
@@ -202,6 +214,9 @@ static int decbit_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr_l(n, 1024, TCA_DECBIT_HYSTERESIS, &hyst, sizeof(hyst));
 	if (have_rate)
 		addattr_l(n, 1024, TCA_DECBIT_RATE, &rate, sizeof(rate));
+	if (have_catchup)
+		addattr_l(n, 1024, TCA_DECBIT_CATCHUP, &catchup,
+			  sizeof(catchup));
 	if (nonect >= 0)
 		addattr8(n, 1024, TCA_DECBIT_NONECT, nonect);
 	if (have_pool)
@@ -243,6 +258,9 @@ static int decbit_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		tc_print_rate(PRINT_ANY, "rate", "rate %s ", rate);
 	else
 		print_uint(PRINT_ANY, "rate", "rate %u ", 0);
+	if (tb[TCA_DECBIT_CATCHUP] && RTA_PAYLOAD(tb[TCA_DECBIT_CATCHUP]) >= 4)
+		cav_print_time("catchup",
+			       rta_getattr_u32(tb[TCA_DECBIT_CATCHUP]));
 	if (tb[TCA_DECBIT_NONECT] && RTA_PAYLOAD(tb[TCA_DECBIT_NONECT]) >= 1)
 		print_string(PRINT_ANY, "nonect", "nonect %s ",
 			     rta_getattr_u8(tb[TCA_DECBIT_NONECT]) ==

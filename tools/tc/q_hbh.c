@@ -77,41 +77,6 @@ static int conflict(const char *msg)
 	return -1;
 }
 
-/*
- * A time in nanoseconds, rounded to the nearest one, within [min, max].
- * Units as in tc(8) plus "ns"; a bare number is in microseconds.
- */
-static int get_time_ns(__u32 *val, const char *s, __u32 min, __u32 max)
-{
-	static const struct {
-		const char *name;
-		double ns;
-	} units[] = {
-		{ "s", 1e9 }, { "sec", 1e9 }, { "secs", 1e9 },
-		{ "ms", 1e6 }, { "msec", 1e6 }, { "msecs", 1e6 },
-		{ "us", 1e3 }, { "usec", 1e3 }, { "usecs", 1e3 },
-		{ "ns", 1 }, { "nsec", 1 }, { "nsecs", 1 },
-		{ "", 1e3 },
-	};
-	char *end;
-	double t;
-	size_t i;
-
-	t = strtod(s, &end);
-	if (end == s || !isfinite(t) || t < 0)
-		return -1;
-	for (i = 0; i < ARRAY_SIZE(units); i++)
-		if (strcasecmp(end, units[i].name) == 0)
-			break;
-	if (i == ARRAY_SIZE(units))
-		return -1;
-	t = floor(t * units[i].ns + 0.5);
-	if (t < min || t > max)
-		return -1;
-	*val = t;
-	return 0;
-}
-
 /* A gain in (0, 1] as a multiple of 1/HBH_SCALE, rounded to the nearest. */
 static int get_gain(__u32 *val, const char *s)
 {
@@ -165,12 +130,12 @@ static int hbh_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			have_setpoint = true;
 		} else if (strcmp(*argv, "period") == 0) {
 			NEXT_ARG();
-			if (get_time_ns(&period, *argv, HBH_PERIOD_MIN,
+			if (cav_get_time_ns(&period, *argv, HBH_PERIOD_MIN,
 					HBH_PERIOD_MAX))
 				return bad("period", *argv);
 		} else if (strcmp(*argv, "hoprtt") == 0) {
 			NEXT_ARG();
-			if (get_time_ns(&hoprtt, *argv, HBH_HOPRTT_MIN,
+			if (cav_get_time_ns(&hoprtt, *argv, HBH_HOPRTT_MIN,
 					HBH_HOPRTT_MAX))
 				return bad("hoprtt", *argv);
 		} else if (strcmp(*argv, "alpha") == 0) {
@@ -279,16 +244,6 @@ static void hbh_print_derivable(const char *name, struct rtattr *a,
 	}
 }
 
-/* Text: "period 4ms"; JSON: "period": 4000000 (ns, as q_fq's timer_slack). */
-static void hbh_print_time(const char *key, __u32 ns)
-{
-	SPRINT_BUF(b1);
-
-	print_uint(PRINT_JSON, key, NULL, ns);
-	print_string(PRINT_FP, NULL, "%s ", key);
-	print_string(PRINT_FP, NULL, "%s ", sprint_time64(ns, b1));
-}
-
 static int hbh_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_HBH_MAX + 1];
@@ -317,7 +272,7 @@ static int hbh_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 				     "dynamic");
 	}
 	if (tb[TCA_HBH_PERIOD] && RTA_PAYLOAD(tb[TCA_HBH_PERIOD]) >= 4)
-		hbh_print_time("period", rta_getattr_u32(tb[TCA_HBH_PERIOD]));
+		cav_print_time("period", rta_getattr_u32(tb[TCA_HBH_PERIOD]));
 	if (tb[TCA_HBH_ALPHA] && RTA_PAYLOAD(tb[TCA_HBH_ALPHA]) >= 4)
 		print_float(PRINT_ANY, "alpha", "alpha %g ",
 			    rta_getattr_u32(tb[TCA_HBH_ALPHA]) /
@@ -333,7 +288,7 @@ static int hbh_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	hbh_print_derivable("rate_min", tb[TCA_HBH_RATE_MIN],
 			    derived & TC_HBH_DERIVED_RATE_MIN);
 	if (tb[TCA_HBH_HOPRTT] && RTA_PAYLOAD(tb[TCA_HBH_HOPRTT]) >= 4)
-		hbh_print_time("hoprtt", rta_getattr_u32(tb[TCA_HBH_HOPRTT]));
+		cav_print_time("hoprtt", rta_getattr_u32(tb[TCA_HBH_HOPRTT]));
 	if (tb[TCA_HBH_MODE] && RTA_PAYLOAD(tb[TCA_HBH_MODE]) >= 1) {
 		mode = rta_getattr_u8(tb[TCA_HBH_MODE]);
 		if (mode < ARRAY_SIZE(hbh_modes))

@@ -20,6 +20,7 @@ enum {
 	TCA_DECBIT_POOL_LIMIT,	/* u32: N_T, the pool's buffers, packets */
 	TCA_DECBIT_IBL,		/* u32: input buffer limit, millionths of N_T */
 	TCA_DECBIT_INPUT,	/* binary: u32 ifindexes whose arrivals are input */
+	TCA_DECBIT_CATCHUP,	/* u32: ns, 0..DECBIT_CATCHUP_MAX; see below */
 	__TCA_DECBIT_MAX
 };
 
@@ -30,6 +31,14 @@ enum {
 #define DECBIT_IBL_MAX		1000000U	/* IBL = 1 */
 #define DECBIT_INPUT_MAX	16		/* input interfaces per qdisc */
 #define DECBIT_RATE_MAX		(1ULL << 40)	/* bytes/s: 8.8 Tbit/s */
+/*
+ * With a rate: a packet that was waiting when the link freed up and whose
+ * dequeue the pacing timer delayed by less than this still starts its
+ * service then (a late timer costs no link time).  Later than that, or a
+ * packet that arrived to an idle link, starts at its dequeue (with one
+ * service time of grace either way).
+ */
+#define DECBIT_CATCHUP_MAX	100000000U	/* ns: 100 ms */
 
 /* Defaults of the options left out at creation. */
 #define DECBIT_LIMIT_DEFAULT		1000U	/* packets */
@@ -38,6 +47,7 @@ enum {
 #define DECBIT_RATE_DEFAULT		0ULL	/* unpaced */
 #define DECBIT_NONECT_DEFAULT		TC_DECBIT_NONECT_PASS
 #define DECBIT_IBL_DEFAULT		DECBIT_IBL_MAX
+#define DECBIT_CATCHUP_DEFAULT		4000000U	/* ns: a jiffy at HZ=250 */
 
 enum tc_decbit_nonect {
 	TC_DECBIT_NONECT_PASS,	/* pass non-ECT packets while congested */
