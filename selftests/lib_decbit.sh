@@ -9,11 +9,17 @@
 # TCG guest enough to cost paced flows a tenth of the link), and print
 # "<bytes sent per second over RATE bit/s> <mean queue, packets> <samples>"
 qdisc_measure() {
-	"$SELFTESTS_DIR/qdisc_sample.py" "$1" "$2" "$3" 20 |
-		awk -v r="$4" '!/^#/ { n++; if (n == 1) { t0 = $1; b0 = $2 }
+	"$SELFTESTS_DIR/qdisc_sample.py" "$1" "$2" "$3" 20 | qdisc_rate "$4"
+}
+
+# qdisc_rate RATE [FROM_MS TO_MS] < SAMPLES: the same figures from
+# qdisc_sample.py's lines, those from FROM_MS to TO_MS only if given
+qdisc_rate() {
+	awk -v r="$1" -v lo="${2:-0}" -v hi="${3:-1e18}" \
+		'!/^#/ && $1 >= lo && $1 <= hi { n++; if (n == 1) { t0 = $1; b0 = $2 }
 			t1 = $1; b1 = $2; q += $3 }
-			END { if (n > 1 && t1 > t0) printf "%.3f %.2f %d\n", (b1 - b0) * 8 / ((t1 - t0) / 1000) / r, q / n, n
-			      else print "nan nan 0" }'
+		END { if (n > 1 && t1 > t0) printf "%.3f %.2f %d\n", (b1 - b0) * 8 / ((t1 - t0) / 1000) / r, q / n, n
+		      else print "nan nan 0" }'
 }
 
 # decbit_fallbacks: tcp_decbit's count of connections that fell back to

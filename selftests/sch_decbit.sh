@@ -107,10 +107,7 @@ rate_catchup() {
 			log "iperf3: $(tail -n 3 "$TMP_DIR/catchup.$c" | xargs)"
 		wait "$sp"
 		# from 1.5 s to 4.5 s after the start: the queue is full by then
-		read -r u q n <<<"$(awk '!/^#/ && $1 >= 1500 && $1 <= 4500 {
-			n++; if (n == 1) { t0 = $1; b0 = $2 } t1 = $1; b1 = $2; q += $3 }
-			END { if (n > 1 && t1 > t0) printf "%.3f %.1f %d\n", (b1 - b0) * 8 / ((t1 - t0) / 1000) / 40e6, q / n, n
-			      else print "nan nan 0" }' "$TMP_DIR/cu.$c")"
+		read -r u q n <<<"$(qdisc_rate 40000000 1500 4500 <"$TMP_DIR/cu.$c")"
 		log "catchup $c: the link busy $u of 40 Mbit/s, mean queue $q ($n samples)"
 		if [ "$c" = 0 ]; then u0=$u; else u100=$u; fi
 	done
