@@ -269,6 +269,11 @@ concurrent_churn() {
 	log "module users afterwards: $(refcnts) ($(($(date +%s) - t_users)) s after the workers)"
 	no_users() { refcnts >/dev/null; }
 	check "no_module_users_left" no_users
+	# a failure above: a slow cleanup or a leak?  Keep watching a while
+	if ! no_users; then
+		busywait 240000 refcnts >/dev/null
+		log "module users $(($(date +%s) - t_users)) s after the workers: $(refcnts)"
+	fi
 }
 
 # rmmod/insmod of sch_hbh while reports keep arriving on h0

@@ -202,7 +202,7 @@ udp_fill() {
 	sent=$(udp_sent)
 	log "outside the qdiscs: iperf3 lost $lost of $sent; softnet backlog drops $softnet_drops (whole guest, since boot)"
 	check "udp_no_loss_anywhere (qdisc drops $drops, iperf3 lost $lost of $sent)" test "$drops" = 0 -a "$lost" -ge 0 -a "$sent" -gt 0 -a $((500 * lost)) -le "$sent"
-	check "udp_queue_within_20pct_of_setpoint" fcmp "$(awk -v a="$qset" -v s=$SP 'BEGIN { d = a - s; if (d < 0) d = -d; print d / s }')" '<=' 0.20
+	perf_check "udp_queue_within_20pct_of_setpoint" fcmp "$(awk -v a="$qset" -v s=$SP 'BEGIN { d = a - s; if (d < 0) d = -d; print d / s }')" '<=' 0.20
 	check "feedback_flowing" test "$(hstat "$R2" fb_sent)" -gt 100 -a "$(hstat "$R1" fb_received)" -gt 100 -a "$(hstat "$H0" fb_received)" -gt 100
 	check "source_controlled" test "$h0_controlled" -ge 1
 	check "receiver_side_uncontrolled" test "$(hstat "$R3" controlled)" = 0
@@ -216,12 +216,12 @@ udp_fill() {
 	read -r _ util_fifo _ _ <<<"$(analyse "$TMP_DIR/samples")"
 	log "fifo: lost $(udp_lost), r2 drops $(hstat "$R2" drops), utilisation $util_fifo; hbh's $util"
 	check "fifo_baseline_drops" test "$(hstat "$R2" drops)" -gt 0
-	check "udp_utilisation (hbh $util >= 0.95 x fifo $util_fifo)" fcmp "$util" '>=' "$(awk -v u="$util_fifo" 'BEGIN { print 0.95 * u }')"
+	perf_check "udp_utilisation (hbh $util >= 0.95 x fifo $util_fifo)" fcmp "$util" '>=' "$(awk -v u="$util_fifo" 'BEGIN { print 0.95 * u }')"
 	# fill: the first 100 ms at 95% of what fifo carries here
 	read -r fill_fifo _ _ _ <<<"$(analyse "$TMP_DIR/samples.hbh" "$(awk -v u="$util_fifo" -v c=$C 'BEGIN { print u * c }')")"
 	log "udp fill: $fill_fifo ms to 95% of the fifo rate; 5 end-to-end RTTs: $(awk -v r="$base_rtt" 'BEGIN { print 5 * r }') ms"
 	check "udp_fill_measured" test "$fill_fifo" -ge 0
-	check "udp_fills_within_5_rtt ($fill_fifo ms)" fcmp "$fill_fifo" '<=' "$(awk -v r="$base_rtt" 'BEGIN { print 5 * r }')"
+	perf_check "udp_fills_within_5_rtt ($fill_fifo ms)" fcmp "$fill_fifo" '<=' "$(awk -v r="$base_rtt" 'BEGIN { print 5 * r }')"
 }
 
 # flow_class NS: the flow's three lines of "tc -s class show" as one (tc
@@ -335,13 +335,13 @@ hostile_feedback() {
 	check "fuzz_unknown_flows_ignored" test "$ign" -ge "$nunknown"
 	# the frames cost a TCG guest CPU time whatever they carry: compare
 	# with the same load of a type nobody handles, measured in the same run
-	check "fuzz_traffic_unaffected (>= 0.9 x unhandled-type run)" fcmp "$util_fuzz" '>=' "$(awk -v u="$util_ctl" 'BEGIN { print 0.9 * u }')"
+	perf_check "fuzz_traffic_unaffected (>= 0.9 x unhandled-type run)" fcmp "$util_fuzz" '>=' "$(awk -v u="$util_ctl" 'BEGIN { print 0.9 * u }')"
 	# Frames of a type nobody handles, at the same rate, cost a TCG guest
 	# some drops of the flow at r1 (CPU, not the receiver: no flow is set
 	# free); both phases are logged.  The fuzz phase may lose no more
 	# than 1% (a receiver that let bad frames through loses far more: the
 	# absurd reports below drive the flow to rate_min).
-	check "fuzz_loss_below_1pct ($drops_fuzz of $p_fuzz)" test "$p_fuzz" -gt 0 -a $((100 * drops_fuzz)) -le "$p_fuzz"
+	perf_check "fuzz_loss_below_1pct ($drops_fuzz of $p_fuzz)" test "$p_fuzz" -gt 0 -a $((100 * drops_fuzz)) -le "$p_fuzz"
 	check "spoof_wrong_interface_ignored" test "$spoof_ign" = 2000 -a "$(hstat "$R1" controlled up)" = 0
 	# (a 2 s window read through two tc calls: the shaper's own burst
 	# can take it a little over the link rate)
@@ -363,7 +363,7 @@ tcp_fill() {
 	# link: >= 90% of what UDP got through the same shaper
 	tfull=$(awk -v c=$C -v u="$util" 'BEGIN { if (u > 1) u = 1; print 0.9 * u * c * 1448 / 1514 }')
 	log "tcp reno: $tbps bit/s after the first second (bound $tfull from udp utilisation $util), retransmits $rtx, qdisc drops $(drops_all); r2 queue now $(hstat "$R2" qlen)"
-	check "tcp_fills_link (>= 0.9 x udp utilisation, goodput)" fcmp "$tbps" '>=' "$tfull"
+	perf_check "tcp_fills_link (>= 0.9 x udp utilisation, goodput)" fcmp "$tbps" '>=' "$tfull"
 	# no drops anywhere; a retransmission without a drop is a tail-loss
 	# probe or a spurious timeout while the TCG guest stalls (Reno through
 	# the fifo baseline's drop-tail retransmits dozens)
@@ -391,8 +391,8 @@ cross_traffic() {
 	# once both run the sum settles near 2 x SP (allowing half a setpoint
 	# for the hoprtt offset).
 	check "cross_no_loss (peak $qmax)" test "$(drops_all)" = 0 -a "$qmax" -gt 0
-	check "cross_queue_settles ($qboth <= 2.5 x setpoint)" test "$qboth" -ge 0 -a "$qboth" -le $((5 * SP / 2))
-	check "cross_both_served" fcmp "$(udp_bps 5202)" '>=' "$(awk -v c=$C 'BEGIN { print 0.25 * c }')"
+	perf_check "cross_queue_settles ($qboth <= 2.5 x setpoint)" test "$qboth" -ge 0 -a "$qboth" -le $((5 * SP / 2))
+	perf_check "cross_both_served" fcmp "$(udp_bps 5202)" '>=' "$(awk -v c=$C 'BEGIN { print 0.25 * c }')"
 }
 
 # mode e2e: only the source controls, from the bottleneck's reports
@@ -416,7 +416,7 @@ e2e_mode() {
 	# without the relay h0 would hear only r1 (an empty queue) and send 40
 	# Mbit/s into 10 (fifo loses ~3/4); with it the bottleneck drives h0
 	# (the source reacts a whole path later than hop by hop)
-	check "e2e_bottleneck_drives_source (lost $(udp_lost) <= 25%)" test "$e2e_sent" -gt 0 -a $((100 * $(udp_lost))) -le $((25 * e2e_sent)) -a "$(udp_lost)" -ge 0
+	perf_check "e2e_bottleneck_drives_source (lost $(udp_lost) <= 25%)" test "$e2e_sent" -gt 0 -a $((100 * $(udp_lost))) -le $((25 * e2e_sent)) -a "$(udp_lost)" -ge 0
 }
 
 # 10 000 flows: the table is bounded by max_flows, idle flows go; the

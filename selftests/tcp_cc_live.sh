@@ -120,7 +120,7 @@ live() {
 	check "switch_connection_alive_every_byte_arrived (${RES[sent]} sent, ${RES[received]} received)" \
 		test "${RES[sent]}" -gt 100000 -a "${RES[sent]}" = "${RES[received]}"
 	kept_transferring() { fcmp "${RES[longest_stall_ms]}" '<' 3000 && fcmp "${RES[mbit]}" '>=' 0.2; }
-	check "switch_kept_transferring (${RES[mbit]} Mbit/s, longest stall ${RES[longest_stall_ms]} ms)" kept_transferring
+	perf_check "switch_kept_transferring (${RES[mbit]} Mbit/s, longest stall ${RES[longest_stall_ms]} ms)" kept_transferring
 	check "switch_state_in_range (${RES[out_of_range]} of ${RES[samples]} samples out)" \
 		test "${RES[samples]}" = 1000 -a "${RES[out_of_range]}" = 0
 	check "params_written_under_load (${RES[param_written]} in ${RES[param_rounds]} rounds, ${RES[param_refused]} refused)" \

@@ -123,7 +123,7 @@ four_flows() {
 	log "four flows ($ccs), last 10 s: ${r10}Mbit/s, Jain $jain10; 16-36 s: ${r20}Mbit/s, Jain $jain; bottleneck utilisation $util4; drops $(qdisc_stat "$R1" rb0 drops), fallbacks +$fb4"
 	# (and all four ran decbit: a Reno fallback would not be this test)
 	four_fair() { [ "$fb4" = 0 ] && fcmp "$jain10" '>=' 0.95; }
-	check "four_flows_jain_last_10s_ge_0.95 ($jain10, fallbacks +$fb4)" four_fair
+	perf_check "four_flows_jain_last_10s_ge_0.95 ($jain10, fallbacks +$fb4)" four_fair
 }
 
 # iperf3 3.12 sets TCP_CONGESTION after connect(), so the SYN goes out
@@ -217,7 +217,7 @@ one_flow() {
 	log "one flow: min RTT $minrtt ms, knee $knee pkts; cwnd mean $cwnd_mean (min $cwnd_min, max $cwnd_max); util $util, mean queue $qmean ($qsamples samples), drops $drops, marked $marked, retransmits $rtx; arrival gaps under 600 us: $gaps_short of $gaps"
 	fb1=$(decbit_fallbacks)
 	check "one_flow_ecn_used (marks $marked, fallbacks +$((fb1 - fb0)))" test "$marked" -gt 0 -a "$fb1" = "$fb0"
-	check "one_flow_mean_queue_le_3" fcmp "$qmean" '<=' 3
+	perf_check "one_flow_mean_queue_le_3" fcmp "$qmean" '<=' 3
 	check "one_flow_no_drops" test "$drops" = 0
 	# with no drops a retransmission can only be a tail-loss probe or a
 	# spurious RTO while the TCG guest stalls; a flow that ignored the marks
@@ -229,12 +229,12 @@ one_flow() {
 	# back one packet per two RTTs), and arrival jitter costs more (late
 	# pacing timers here; the figures: docs/testing.md).  Asserted: cwnd
 	# within a few (4) packets of the knee, and a floor.
-	check "one_flow_cwnd_near_knee ($cwnd_mean, knee $knee)" \
+	perf_check "one_flow_cwnd_near_knee ($cwnd_mean, knee $knee)" \
 		fcmp "$(awk -v w="$cwnd_mean" -v k="$knee" 'BEGIN { d = w - k; print d < 0 ? -d : d }')" '<=' 4
-	check "one_flow_utilisation (util $util >= 0.60)" fcmp "$util" '>=' 0.60
+	perf_check "one_flow_utilisation (util $util >= 0.60)" fcmp "$util" '>=' 0.60
 	# paced one packet at a time (GSO would send pairs: half the gaps
 	# short); under 20 % of the gaps short
-	check "one_flow_paced_packet_by_packet ($gaps_short of $gaps gaps < 600 us)" \
+	perf_check "one_flow_paced_packet_by_packet ($gaps_short of $gaps gaps < 600 us)" \
 		test "${gaps:-0}" -ge 200 -a "$((${gaps_short:-0} * 5))" -lt "${gaps:-0}"
 	# the tracepoint: every decision follows the policy (window in 1/1000)
 	awk '{
@@ -303,7 +303,7 @@ droptail() {
 	# after each loss, but it must not stall: at least half of Reno's
 	# goodput in the same run and at least 2 Mbit/s.
 	floor=$(awk -v r="${reno_bps:-0}" 'BEGIN { print (r / 2 > 2000000) ? r / 2 : 2000000 }')
-	check "droptail_no_stall (goodput >= max(reno/2, 2 Mbit/s))" fcmp "${bps:-0}" '>=' "$floor"
+	perf_check "droptail_no_stall (goodput >= max(reno/2, 2 Mbit/s))" fcmp "${bps:-0}" '>=' "$floor"
 	check "droptail_losses_seen" test "${rtx:-0}" -gt 0
 }
 
