@@ -146,9 +146,12 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
     res = metrics.dumbbell(sc, arm, sampler.samples, results,
                            _udp_series(sc.flows, outdir))
     if tracer and tracer.out.exists():
-        res["breakdown"] = tracing.breakdown(
-            tracing.parse(tracer.out.read_text(), tracer.dev),
-            sc.rate_at(trace[0]))
+        text = tracer.out.read_text()
+        res["breakdown"] = tracing.breakdown(tracing.parse(text, tracer.dev),
+                                             sc.rate_at(trace[0]))
+        if res["breakdown"]:
+            res["breakdown"]["decisions"] = tracing.decisions(text)
+            res["breakdown"]["timers"] = tracing.timer_lateness(text)
         log("trace: " + tracing.summary(res["breakdown"]))
     with open(outdir / "metrics.json", "w", encoding="utf-8") as fh:
         json.dump(res, fh, indent=1)

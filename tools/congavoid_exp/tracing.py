@@ -5,7 +5,9 @@
 The trace is the kernel's net_dev_queue (a packet reaches the device, so
 its qdisc) and net_dev_xmit (the qdisc let it go to the driver) events of
 the bottleneck device, in a tracefs instance of our own, plus the DECbit
-source's decisions when tcp_decbit is loaded.  breakdown() replays the
+source's decisions when tcp_decbit is loaded and every high-resolution
+timer's start and expiry (how late the qdiscs' watchdogs, netem's and
+TCP's pacing timers fire: timer_lateness()).  breakdown() replays the
 departures through an ideal link of the bottleneck's rate and splits the
 window into: the link sending; idle while packets waited in the qdisc (the
 qdisc let the link go idle: a late pacing timer); idle with nothing queued
@@ -18,7 +20,8 @@ from . import metrics as M
 
 TRACEFS = Path("/sys/kernel/tracing")
 NET_EVENTS = ("net/net_dev_queue", "net/net_dev_xmit")
-OPTIONAL_EVENTS = ("tcp_decbit/decbit_decision",)
+OPTIONAL_EVENTS = ("tcp_decbit/decbit_decision", "timer/hrtimer_start",
+                   "timer/hrtimer_expire_entry")
 _LINE = re.compile(r"\s(\d+\.\d+): (net_dev_queue|net_dev_xmit): dev=(\S+) "
                    r"skbaddr=\S+ len=(\d+)(?: rc=(-?\d+))?")
 
@@ -66,6 +69,47 @@ def parse(text, dev):
             continue
         out.append((float(t), "queue" if ev == "net_dev_queue" else "xmit",
                     int(ln)))
+    return out
+
+
+_HR_START = re.compile(r"\shrtimer_start: hrtimer=(\S+) function=(\S+) "
+                       r"expires=\d+ softexpires=(\d+)")
+_HR_EXPIRE = re.compile(r"\shrtimer_expire_entry: hrtimer=(\S+) "
+                        r"function=(\S+) now=(\d+)")
+
+
+def timer_lateness(text):
+    """{function: {"count", "p50_us", "p99_us", "max_us"}}: how long after
+    its (soft) expiry time each high-resolution timer ran, from the
+    hrtimer_start and hrtimer_expire_entry events of a trace's text, by
+    the timer's function (qdisc_watchdog: netem's and the self-shaping
+    qdiscs' watchdogs; tcp_pace_kick: TCP's internal pacing)."""
+    due, late = {}, {}
+    for line in text.splitlines():
+        m = _HR_START.search(line)
+        if m:
+            due[m.group(1)] = int(m.group(3))
+            continue
+        m = _HR_EXPIRE.search(line)
+        if m and m.group(1) in due:
+            d = (int(m.group(3)) - due.pop(m.group(1))) / 1000
+            late.setdefault(m.group(2), []).append(max(0.0, d))
+    return {f: {"count": len(v), "p50_us": M.percentile(v, 50),
+                "p99_us": M.percentile(v, 99), "max_us": max(v)}
+            for f, v in late.items()}
+
+
+_DECISION = re.compile(r"\sdecbit_decision: .* reason=(\w+)")
+
+
+def decisions(text):
+    """{reason: count} of the DECbit sources' window decisions in a
+    trace's text (tcp_decbit's decbit_decision tracepoint): "hold" is a
+    decision epoch without marks in which the sender was never
+    window-limited, so its window did not grow."""
+    out = {}
+    for m in _DECISION.finditer(text):
+        out[m.group(1)] = out.get(m.group(1), 0) + 1
     return out
 
 
@@ -147,4 +191,11 @@ def summary(b):
             f"idle empty {b['idle_empty']:.3f}; late transmits "
             f"{b['late_count']} (p50 {ms(b['late_p50_ms'])} ms, p99 "
             f"{ms(b['late_p99_ms'])} ms, {b['late_over_service']} over one "
-            f"service time); queue at arrival {ms(b['queue_at_arrival'])}")
+            f"service time); queue at arrival {ms(b['queue_at_arrival'])}"
+            + ("; decisions " + ", ".join(f"{k} {v}" for k, v in
+                                          sorted(b["decisions"].items()))
+               if b.get("decisions") else "")
+            + "".join(f"; {f} late p50 {t['p50_us']:.0f} us, p99 "
+                      f"{t['p99_us']:.0f} us ({t['count']})"
+                      for f, t in sorted((b.get("timers") or {}).items())
+                      if t["count"] >= 100))

@@ -16,6 +16,9 @@ TEXT = """\
           <idle>-0       [001] ..s2.  100.006000: net_dev_queue: dev=up0 skbaddr=00000000dd len=1500
           <idle>-0       [001] ..s2.  100.006000: net_dev_xmit: dev=up0 skbaddr=00000000dd len=1500 rc=0
           <idle>-0       [001] ..s2.  100.010000: net_dev_queue: dev=up0 skbaddr=00000000ee len=1500
+          iperf3-99      [000] ..s1.  100.011000: decbit_decision: sport=40001 dport=5201 cwnd=16.000->17.000 acked=32 marked=3 reason=increase
+          iperf3-99      [000] ..s1.  100.012000: decbit_decision: sport=40002 dport=5201 cwnd=17.000->17.000 acked=30 marked=0 reason=hold
+          iperf3-99      [000] ..s1.  100.013000: decbit_decision: sport=40001 dport=5201 cwnd=17.000->17.000 acked=34 marked=0 reason=hold
 """
 
 
@@ -51,6 +54,27 @@ class Breakdown(unittest.TestCase):
         self.assertAlmostEqual(b["sending"], 1.0)
         self.assertAlmostEqual(b["idle_queued"] + b["idle_empty"], 0.0)
         self.assertEqual(b["late_count"], 0)
+
+    def test_decisions_counted_by_reason(self):
+        self.assertEqual(T.decisions(TEXT), {"increase": 1, "hold": 2})
+        b = T.breakdown(T.parse(TEXT, "up0"), 12e6)
+        b["decisions"] = T.decisions(TEXT)
+        self.assertIn("decisions hold 2, increase 1", T.summary(b))
+
+    def test_timer_lateness_by_function(self):
+        text = "\n".join([
+            " <idle>-0 [000] d.h2. 1.0: hrtimer_start: hrtimer=aa function=qdisc_watchdog expires=1000000 softexpires=1000000 mode=ABS",
+            " <idle>-0 [000] d.h2. 1.0: hrtimer_start: hrtimer=bb function=tcp_pace_kick expires=1000000 softexpires=1000000 mode=ABS",
+            " <idle>-0 [000] d.h2. 1.1: hrtimer_expire_entry: hrtimer=aa function=qdisc_watchdog now=1250000",
+            " <idle>-0 [000] d.h2. 1.1: hrtimer_start: hrtimer=aa function=qdisc_watchdog expires=2000000 softexpires=2000000 mode=ABS",
+            " <idle>-0 [000] d.h2. 1.2: hrtimer_expire_entry: hrtimer=aa function=qdisc_watchdog now=2050000",
+            # an expiry whose start is not in the window is left out
+            " <idle>-0 [000] d.h2. 1.2: hrtimer_expire_entry: hrtimer=cc function=tick_sched_timer now=2050000",
+        ])
+        t = T.timer_lateness(text)
+        self.assertEqual(set(t), {"qdisc_watchdog"})
+        self.assertEqual(t["qdisc_watchdog"]["count"], 2)
+        self.assertAlmostEqual(t["qdisc_watchdog"]["max_us"], 250.0)
 
     def test_nothing_traced(self):
         self.assertIsNone(T.breakdown([], 1e6))
