@@ -76,7 +76,7 @@ droptail() {
 	perf_check "${tag}_jain_ge_0.98" fcmp "$(summary "$id" jain)" '>=' 0.98
 	perf_check "${tag}_fair_share_within_15pct_of_B_over_n" awk -v f="${fair:-0}" -v b="${B:-0}" -v n="$n" \
 		'BEGIN { exit !(b > 0 && f >= 0.85 * b / n && f <= 1.15 * b / n) }'
-	check "${tag}_every_flow_measured" test "$(trace_field "$id" measured_flows)" -eq "$n"
+	perf_check "${tag}_every_flow_measured" test "$(trace_field "$id" measured_flows)" -eq "$n"
 }
 
 # four flows at 0.25 BDP, four at 1 BDP, two at 0.25 BDP (two at 1 BDP
@@ -106,8 +106,8 @@ ecn_vs_droptail() {
 		"$out/$id"/*/rep1/samples.jsonl 2>/dev/null)
 	log "red ecn: util $(summary "$id" utilization) jain $(summary "$id" jain) marks $(summary "$id" marks) drops $(summary "$id" drops) rtx $(summary "$id" retransmits) (drop-tail $rtx_droptail) queue $(summary "$id" queue_mean); fewest CE per flow ${ce_min:-?}; trace $(cat "$out/$id.sum")"
 	check "ecn_marks" fcmp "$(summary "$id" marks)" '>' 0
-	check "ecn_every_flow_saw_ce" test "${ce_min:-0}" -gt 0
-	check "ecn_congestion_events" test "$(trace_field "$id" events)" -ge 16
+	perf_check "ecn_every_flow_saw_ce" test "${ce_min:-0}" -gt 0
+	perf_check "ecn_congestion_events" test "$(trace_field "$id" events)" -ge 16
 	check "ecn_retransmits_below_5pct_of_droptail" awk -v r="$(summary "$id" retransmits)" -v d="${rtx_droptail:-0}" \
 		'BEGIN { exit !(r != "null" && 20 * r < d) }'
 	perf_check "ecn_queue_below_red_max" fcmp "$(summary "$id" queue_mean)" '<' 22
@@ -123,8 +123,8 @@ vs_reno() {
 	mean=$(awk -v a="$bim" -v b="$ren" 'BEGIN { print (a + b) / 4 }')
 	log "vs reno: bimodal $(flows "$id" bimodal | paste -sd " ") reno $(flows "$id" reno | paste -sd " ") bit/s; ratio bimodal/reno $(awk -v a="$bim" -v b="$ren" 'BEGIN { if (b > 0) printf "%.2f", a / b }'); util $(summary "$id" utilization)"
 	not_starved() { awk -v m="$1" -v avg="$mean" 'BEGIN { exit !(m > 0 && m >= avg / 4) }'; }
-	check "vs_reno_bimodal_not_starved" not_starved "$(flows "$id" bimodal | sort -g | head -1)"
-	check "vs_reno_reno_not_starved" not_starved "$(flows "$id" reno | sort -g | head -1)"
+	perf_check "vs_reno_bimodal_not_starved" not_starved "$(flows "$id" bimodal | sort -g | head -1)"
+	perf_check "vs_reno_reno_not_starved" not_starved "$(flows "$id" reno | sort -g | head -1)"
 }
 
 # a timeout: blackhole the path for 2.5 s in the middle of a flow

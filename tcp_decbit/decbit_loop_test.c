@@ -102,6 +102,7 @@ struct model_opts {
 	u64 src_late;		/* the sources' pacing timers: up to this late */
 	bool cwnd_limited;	/* grow only if the window was full (Linux) */
 	bool credit;		/* TCP's pacing credit for a late send */
+	u64 hop_late;		/* the delay hop's (netem's) timer: this late */
 	u32 pacing;		/* percent of cwnd/srtt; 0: 100 */
 };
 
@@ -125,6 +126,7 @@ struct loop {
 	u32 qhead, qlen;
 	bool busy;
 	u64 busy_until;		/* sch_decbit's avg.busy_until */
+	u64 hop_fire;		/* the delay hop's timer last fired */
 	u64 rng;
 	/* measured */
 	u64 departed;
@@ -286,6 +288,24 @@ static void arrive(struct loop *l, const struct event *e)
  */
 #define DELACK_TIMEOUT	(40 * MS)	/* TCP_ATO_MIN */
 
+/*
+ * An ACK sent at @t reaches its source one propagation delay later, or
+ * with @hop_late as netem delivers it: a packet whose time has come
+ * leaves when the hop's timer fires, up to hop_late after that time, with
+ * every other packet due by then (the ACKs are due in the order sent).
+ */
+static void ack_after_hop(struct loop *l, u64 t, struct pkt p)
+{
+	u64 due = t + l->prop;
+
+	if (l->o.hop_late) {
+		if (due > l->hop_fire)
+			l->hop_fire = due + rnd(l) % (l->o.hop_late + 1);
+		due = l->hop_fire;
+	}
+	push(l, due, EV_ACK, p);
+}
+
 static void receive(struct loop *l, const struct event *e)
 {
 	struct flow *f = &l->f[e->p.flow];
@@ -293,11 +313,11 @@ static void receive(struct loop *l, const struct event *e)
 
 	p.n = 1;
 	if (!l->o.delack) {
-		push(l, e->t + l->prop, EV_ACK, p);
+		ack_after_hop(l, e->t, p);
 		return;
 	}
 	if (f->holding && f->held.mark != p.mark) {
-		push(l, e->t + l->prop, EV_ACK, f->held);
+		ack_after_hop(l, e->t, f->held);
 		f->holding = false;
 	}
 	if (!f->holding) {
@@ -307,7 +327,7 @@ static void receive(struct loop *l, const struct event *e)
 		return;
 	}
 	f->held.n = 2;
-	push(l, e->t + l->prop, EV_ACK, f->held);
+	ack_after_hop(l, e->t, f->held);
 	f->holding = false;
 }
 
@@ -316,7 +336,7 @@ static void delack_timer(struct loop *l, const struct event *e)
 	struct flow *f = &l->f[e->p.flow];
 
 	if (f->holding && f->held.sent == e->p.sent) {
-		push(l, e->t + l->prop, EV_ACK, f->held);
+		ack_after_hop(l, e->t, f->held);
 		f->holding = false;
 	}
 }
@@ -658,6 +678,12 @@ static void test_linux_sources(void **state)
 		{ "all four, router timer up to 1 ms late",
 		  { .src_late = MS, .cwnd_limited = true, .delack = true,
 		    .credit = true, .late = MS } },
+		{ "all four, delay hop's timer up to 1 ms late",
+		  { .src_late = MS, .cwnd_limited = true, .delack = true,
+		    .credit = true, .hop_late = MS } },
+		{ "all four, delay hop's timer up to 4 ms late",
+		  { .src_late = MS, .cwnd_limited = true, .delack = true,
+		    .credit = true, .hop_late = 4 * MS } },
 		{ "all four, pacing 110%",
 		  { .src_late = MS, .cwnd_limited = true, .delack = true,
 		    .credit = true, .pacing = 110 } },
