@@ -93,16 +93,26 @@ struct flow {
 	bool limited;		/* the window was full since the last ACK */
 };
 
+/*
+ * How late a timer fires: uniformly up to @max, or, with @q, as measured:
+ * @q[0..20] are the 0th, 5th, ..., 100th percentiles (ns) of a guest's
+ * lateness for that timer (tools/experiment run --trace).
+ */
+struct lateness {
+	u64 max;
+	const u64 *q;
+};
+
 /* What a run models besides the two cores: all 0 is the exact loop. */
 struct model_opts {
 	u64 jitter;		/* up to this much between source and router */
-	u64 late;		/* the router's pacing timer: up to this late */
+	struct lateness late;	/* the router's pacing timer */
 	u64 catchup;		/* sch_decbit's catchup; 0: none */
 	bool delack;		/* the receiver acks every second packet */
-	u64 src_late;		/* the sources' pacing timers: up to this late */
+	struct lateness src_late;	/* the sources' pacing timers */
 	bool cwnd_limited;	/* grow only if the window was full (Linux) */
 	bool credit;		/* TCP's pacing credit for a late send */
-	u64 hop_late;		/* the delay hop's (netem's) timer: this late */
+	struct lateness hop_late;	/* the delay hop's (netem's) timer */
 	u32 pacing;		/* percent of cwnd/srtt; 0: 100 */
 };
 
@@ -143,6 +153,26 @@ static u64 rnd(struct loop *l)
 	l->rng ^= l->rng >> 7;
 	l->rng ^= l->rng << 17;
 	return l->rng;
+}
+
+static bool late_set(const struct lateness *x)
+{
+	return x->max || x->q;
+}
+
+/* A draw of @x: 0 when unset. */
+static u64 late_draw(struct loop *l, const struct lateness *x)
+{
+	u64 r, i, f;
+
+	if (x->q) {
+		/* between two neighbouring percentiles, linearly */
+		r = rnd(l) % 20000;
+		i = r / 1000;
+		f = r % 1000;
+		return x->q[i] + (x->q[i + 1] - x->q[i]) * f / 1000;
+	}
+	return x->max ? rnd(l) % (x->max + 1) : 0;
 }
 
 static bool before(const struct event *a, const struct event *b)
@@ -227,7 +257,7 @@ static void send_window(struct loop *l, int i, u64 now)
 
 	while (!f->send_pending && f->inflight < decbit_win_pkts(&f->win)) {
 		if (f->next_send > now) {
-			u64 late = l->o.src_late ? rnd(l) % (l->o.src_late + 1) : 0;
+			u64 late = late_draw(l, &l->o.src_late);
 
 			f->send_pending = true;
 			push(l, f->next_send + late, EV_SEND,
@@ -298,9 +328,9 @@ static void ack_after_hop(struct loop *l, u64 t, struct pkt p)
 {
 	u64 due = t + l->prop;
 
-	if (l->o.hop_late) {
+	if (late_set(&l->o.hop_late)) {
 		if (due > l->hop_fire)
-			l->hop_fire = due + rnd(l) % (l->o.hop_late + 1);
+			l->hop_fire = due + late_draw(l, &l->o.hop_late);
 		due = l->hop_fire;
 	}
 	push(l, due, EV_ACK, p);
@@ -424,8 +454,8 @@ static struct loop *run_opts(u64 service, u64 prop, int nflows,
 				l->departed++;
 			receive(l, &e);
 			/* the qdisc's watchdog, which may fire late */
-			if (l->qlen && l->o.late)
-				push(l, e.t + rnd(l) % (l->o.late + 1), EV_TIMER,
+			if (l->qlen && late_set(&l->o.late))
+				push(l, e.t + late_draw(l, &l->o.late), EV_TIMER,
 				     e.p);
 			else if (l->qlen)
 				serve(l, e.t);
@@ -625,7 +655,7 @@ static void test_late_timer(void **state)
 	for (i = 0; i < 5; i++) {
 		const struct loop *l;
 
-		struct model_opts o = { .late = lates[i] };
+		struct model_opts o = { .late.max = lates[i] };
 
 		l = run_opts(DEMO_SERVICE, DEMO_PROP, 4, 2000, &o, 10000 * MS,
 			     30000 * MS);
@@ -672,23 +702,23 @@ static void test_linux_sources(void **state)
 		{ "grow only when window-limited", { .cwnd_limited = true } },
 		{ "pacing credit", { .credit = true } },
 		{ "source timers up to 1 ms late, with credit",
-		  { .src_late = MS, .credit = true } },
-		{ "all four", { .src_late = MS, .cwnd_limited = true,
+		  { .src_late.max = MS, .credit = true } },
+		{ "all four", { .src_late.max = MS, .cwnd_limited = true,
 				.delack = true, .credit = true } },
 		{ "all four, router timer up to 1 ms late",
-		  { .src_late = MS, .cwnd_limited = true, .delack = true,
-		    .credit = true, .late = MS } },
+		  { .src_late.max = MS, .cwnd_limited = true, .delack = true,
+		    .credit = true, .late.max = MS } },
 		{ "all four, delay hop's timer up to 1 ms late",
-		  { .src_late = MS, .cwnd_limited = true, .delack = true,
-		    .credit = true, .hop_late = MS } },
+		  { .src_late.max = MS, .cwnd_limited = true, .delack = true,
+		    .credit = true, .hop_late.max = MS } },
 		{ "all four, delay hop's timer up to 4 ms late",
-		  { .src_late = MS, .cwnd_limited = true, .delack = true,
-		    .credit = true, .hop_late = 4 * MS } },
+		  { .src_late.max = MS, .cwnd_limited = true, .delack = true,
+		    .credit = true, .hop_late.max = 4 * MS } },
 		{ "all four, pacing 110%",
-		  { .src_late = MS, .cwnd_limited = true, .delack = true,
+		  { .src_late.max = MS, .cwnd_limited = true, .delack = true,
 		    .credit = true, .pacing = 110 } },
 		{ "all four, pacing 120%",
-		  { .src_late = MS, .cwnd_limited = true, .delack = true,
+		  { .src_late.max = MS, .cwnd_limited = true, .delack = true,
 		    .credit = true, .pacing = 120 } },
 	};
 	char name[120];

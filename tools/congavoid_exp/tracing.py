@@ -83,7 +83,9 @@ def timer_lateness(text):
     its (soft) expiry time each high-resolution timer ran, from the
     hrtimer_start and hrtimer_expire_entry events of a trace's text, by
     the timer's function (qdisc_watchdog: netem's and the self-shaping
-    qdiscs' watchdogs; tcp_pace_kick: TCP's internal pacing)."""
+    qdiscs' watchdogs; tcp_pace_kick: TCP's internal pacing).  "q5_us"
+    are the 0th, 5th, ..., 100th percentiles, the table
+    tcp_decbit/decbit_loop_test.c takes to replay a guest's lateness."""
     due, late = {}, {}
     for line in text.splitlines():
         m = _HR_START.search(line)
@@ -95,7 +97,8 @@ def timer_lateness(text):
             d = (int(m.group(3)) - due.pop(m.group(1))) / 1000
             late.setdefault(m.group(2), []).append(max(0.0, d))
     return {f: {"count": len(v), "p50_us": M.percentile(v, 50),
-                "p99_us": M.percentile(v, 99), "max_us": max(v)}
+                "p99_us": M.percentile(v, 99), "max_us": max(v),
+                "q5_us": [M.percentile(v, 5 * k) for k in range(21)]}
             for f, v in late.items()}
 
 

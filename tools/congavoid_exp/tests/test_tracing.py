@@ -75,6 +75,10 @@ class Breakdown(unittest.TestCase):
         self.assertEqual(set(t), {"qdisc_watchdog"})
         self.assertEqual(t["qdisc_watchdog"]["count"], 2)
         self.assertAlmostEqual(t["qdisc_watchdog"]["max_us"], 250.0)
+        q = t["qdisc_watchdog"]["q5_us"]
+        self.assertEqual(len(q), 21)
+        self.assertAlmostEqual(q[0], 50.0)
+        self.assertAlmostEqual(q[20], 250.0)
 
     def test_nothing_traced(self):
         self.assertIsNone(T.breakdown([], 1e6))
