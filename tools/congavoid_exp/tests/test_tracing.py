@@ -49,11 +49,23 @@ class Breakdown(unittest.TestCase):
     def test_back_to_back_is_all_sending(self):
         # a packet leaves as the previous one ends, with three more queued
         # (the window starts with them already in the qdisc)
-        ev = [(k * 0.001, "xmit", 1500) for k in range(4)]
+        ev = [(k * 0.001, "xmit", 1500, f"a{k}") for k in range(4)]
         b = T.breakdown(ev, 12e6)
         self.assertAlmostEqual(b["sending"], 1.0)
         self.assertAlmostEqual(b["idle_queued"] + b["idle_empty"], 0.0)
         self.assertEqual(b["late_count"], 0)
+
+    def test_a_packet_freed_unsent_is_not_queued_twice(self):
+        # aa is enqueued and dropped; its address comes back for the next
+        # packet, which is sent: after that the queue is empty, and the
+        # 2 ms before the last enqueue are idle with nothing queued
+        ev = [(0.000, "queue", 1500, "aa"), (0.001, "queue", 1500, "aa"),
+              (0.001, "xmit", 1500, "aa"), (0.004, "queue", 1500, "bb"),
+              (0.004, "xmit", 1500, "bb")]
+        b = T.breakdown(ev, 12e6)
+        self.assertAlmostEqual(b["idle_empty"], 0.002 / 0.004)
+        self.assertAlmostEqual(b["idle_queued"], 0.001 / 0.004)
+        self.assertAlmostEqual(b["queue_at_arrival"], 1 / 3)
 
     def test_decisions_counted_by_reason(self):
         self.assertEqual(T.decisions(TEXT), {"increase": 1, "hold": 2})
