@@ -232,6 +232,25 @@ static int decbit_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	return 0;
 }
 
+/*
+ * ibl, in millionths: JSON a number, the text the exact decimal that
+ * "ibl" parses back ("%g" printed 1e-06, which tc refuses).
+ */
+static void print_ibl(__u32 millionths)
+{
+	char buf[24];
+	int n;
+
+	print_float(PRINT_JSON, "ibl", NULL, millionths / 1e6);
+	n = snprintf(buf, sizeof(buf), "%u.%06u", millionths / 1000000,
+		     millionths % 1000000);
+	while (n > 1 && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (buf[n - 1] == '.')
+		buf[--n] = '\0';
+	print_string(PRINT_FP, NULL, "ibl %s ", buf);
+}
+
 static int decbit_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_DECBIT_MAX + 1];
@@ -273,8 +292,7 @@ static int decbit_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_uint(PRINT_ANY, "pool_limit", "pool_limit %up ",
 			   rta_getattr_u32(tb[TCA_DECBIT_POOL_LIMIT]));
 	if (tb[TCA_DECBIT_IBL] && RTA_PAYLOAD(tb[TCA_DECBIT_IBL]) >= 4)
-		print_float(PRINT_ANY, "ibl", "ibl %g ",
-			    rta_getattr_u32(tb[TCA_DECBIT_IBL]) / 1e6);
+		print_ibl(rta_getattr_u32(tb[TCA_DECBIT_IBL]));
 	if (tb[TCA_DECBIT_INPUT]) {
 		const __u32 *idx = RTA_DATA(tb[TCA_DECBIT_INPUT]);
 		int i, n = RTA_PAYLOAD(tb[TCA_DECBIT_INPUT]) / sizeof(__u32);
