@@ -8,7 +8,8 @@
  *   sources --> router (10 Mbit/s, 1514-byte frames: 1.2112 ms each)
  *           --> 20 ms of propagation --> receiver, which acknowledges every
  *               packet at once and echoes its bit (tcp_decbit's accurate
- *               echo; the model has no delayed ACKs)
+ *               echo; delayed ACKs and other Linux behaviour are options,
+ *               struct model_opts)
  *
  * Each source paces as tcp_decbit does: cwnd / srtt, twice that in slow
  * start, with TCP's smoothed RTT (gain 1/8).  The knee is the bandwidth-

@@ -233,22 +233,26 @@ static int decbit_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 }
 
 /*
- * ibl, in millionths: JSON a number, the text the exact decimal that
- * "ibl" parses back ("%g" printed 1e-06, which tc refuses).
+ * A fixed-point option of @digits decimals, the inverse of get_fixed():
+ * JSON a number, the text the exact decimal tc parses back ("%g" printed
+ * 1e-06 and 1e+06, which tc refused, and 1234.57 for 1234.567).
  */
-static void print_ibl(__u32 millionths)
+static void print_fixed(const char *key, __u32 v, int digits)
 {
-	char buf[24];
-	int n;
+	unsigned int scale = 1;
+	char buf[32];
+	int i, n;
 
-	print_float(PRINT_JSON, "ibl", NULL, millionths / 1e6);
-	n = snprintf(buf, sizeof(buf), "%u.%06u", millionths / 1000000,
-		     millionths % 1000000);
-	while (n > 1 && buf[n - 1] == '0')
+	for (i = 0; i < digits; i++)
+		scale *= 10;
+	print_float(PRINT_JSON, key, NULL, (double)v / scale);
+	n = snprintf(buf, sizeof(buf), "%u.%0*u", v / scale, digits, v % scale);
+	while (buf[n - 1] == '0')
 		buf[--n] = '\0';
 	if (buf[n - 1] == '.')
 		buf[--n] = '\0';
-	print_string(PRINT_FP, NULL, "ibl %s ", buf);
+	print_string(PRINT_FP, NULL, "%s ", key);
+	print_string(PRINT_FP, NULL, "%s ", buf);
 }
 
 static int decbit_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
@@ -265,12 +269,12 @@ static int decbit_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 			   rta_getattr_u32(tb[TCA_DECBIT_LIMIT]));
 	if (tb[TCA_DECBIT_THRESHOLD] &&
 	    RTA_PAYLOAD(tb[TCA_DECBIT_THRESHOLD]) >= 4)
-		print_float(PRINT_ANY, "threshold", "threshold %g ",
-			    rta_getattr_u32(tb[TCA_DECBIT_THRESHOLD]) / 1000.0);
+		print_fixed("threshold",
+			    rta_getattr_u32(tb[TCA_DECBIT_THRESHOLD]), 3);
 	if (tb[TCA_DECBIT_HYSTERESIS] &&
 	    RTA_PAYLOAD(tb[TCA_DECBIT_HYSTERESIS]) >= 4)
-		print_float(PRINT_ANY, "hysteresis", "hysteresis %g ",
-			    rta_getattr_u32(tb[TCA_DECBIT_HYSTERESIS]) / 1000.0);
+		print_fixed("hysteresis",
+			    rta_getattr_u32(tb[TCA_DECBIT_HYSTERESIS]), 3);
 	if (tb[TCA_DECBIT_RATE] && RTA_PAYLOAD(tb[TCA_DECBIT_RATE]) >= 8)
 		rate = rta_getattr_u64(tb[TCA_DECBIT_RATE]);
 	if (rate)
@@ -292,7 +296,7 @@ static int decbit_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_uint(PRINT_ANY, "pool_limit", "pool_limit %up ",
 			   rta_getattr_u32(tb[TCA_DECBIT_POOL_LIMIT]));
 	if (tb[TCA_DECBIT_IBL] && RTA_PAYLOAD(tb[TCA_DECBIT_IBL]) >= 4)
-		print_ibl(rta_getattr_u32(tb[TCA_DECBIT_IBL]));
+		print_fixed("ibl", rta_getattr_u32(tb[TCA_DECBIT_IBL]), 6);
 	if (tb[TCA_DECBIT_INPUT]) {
 		const __u32 *idx = RTA_DATA(tb[TCA_DECBIT_INPUT]);
 		int i, n = RTA_PAYLOAD(tb[TCA_DECBIT_INPUT]) / sizeof(__u32);
