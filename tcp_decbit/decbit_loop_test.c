@@ -60,7 +60,8 @@
 #define MAX_EVENTS	4096
 
 enum ev_type {
-	EV_START, EV_SEND, EV_ARRIVE, EV_DEPART, EV_TIMER, EV_ACK, EV_DELACK
+	EV_START, EV_SEND, EV_ARRIVE, EV_DEPART, EV_TIMER, EV_RECV, EV_ACK,
+	EV_DELACK, EV_IRQ, EV_HOP
 };
 
 struct pkt {
@@ -115,6 +116,51 @@ struct model_opts {
 	bool credit;		/* TCP's pacing credit for a late send */
 	struct lateness hop_late;	/* the delay hop's (netem's) timer */
 	u32 pacing;		/* percent of cwnd/srtt; 0: 100 */
+	/*
+	 * Timers as Linux runs them (struct cpu_clock): armed on one of
+	 * @cpus CPUs, run in batches by that CPU's expiry, which comes late
+	 * by src_late (softirq: TCP's pacing timers) or by late (hardirq:
+	 * every qdisc's watchdog, the router's and each delay hop's); the
+	 * delay is two netem hops, one each way.  0: each timer late on its
+	 * own, as above.
+	 */
+	u32 cpus;
+};
+
+#define MAX_CPUS	4
+#define SOJOURN_BINS	5000	/* of 10 us: up to 50 ms */
+#define MAX_TIMERS	(MAX_FLOWS + 3)
+
+/* An hrtimer: raises @type for @p when it runs (o.cpus only). */
+struct timer {
+	u64 due;
+	bool armed;
+	enum ev_type type;
+	struct pkt p;
+	struct cpu_clock *clock;
+};
+
+/*
+ * One CPU's timers of one kind, and its next expiry: programmed for the
+ * earliest due timer, it comes late by a draw of @late and runs every
+ * timer due by then.  A timer due earlier reprograms it.
+ */
+struct cpu_clock {
+	const struct lateness *late;
+	struct timer *pending[MAX_TIMERS];
+	int n;
+	bool armed;
+	u64 programmed;		/* the due time the expiry is for */
+	u32 gen;		/* the EV_IRQ that is current */
+};
+
+/* A netem delay hop: a FIFO of packets, each due @delay after entry. */
+struct delay_hop {
+	u64 delay;
+	enum ev_type out;	/* raised for each packet leaving */
+	struct { u64 due; struct pkt p; } q[MAX_EVENTS];
+	u32 head, len;
+	struct timer watchdog;
 };
 
 struct loop {
@@ -130,6 +176,10 @@ struct loop {
 	struct decbit_params rp;
 	struct decbit_avg avg;
 	struct flow f[MAX_FLOWS];
+	struct timer pace[MAX_FLOWS];	/* o.cpus: the sources' pacing */
+	struct timer watchdog;		/* o.cpus: the router's */
+	struct cpu_clock clocks[2 * MAX_CPUS];	/* softirq, then hardirq */
+	struct delay_hop fwd, rev;	/* o.cpus: the data's, the ACKs' */
 	struct event heap[MAX_EVENTS];
 	int nev;
 	u64 seq;
@@ -140,6 +190,11 @@ struct loop {
 	u64 hop_fire;		/* the delay hop's timer last fired */
 	u64 rng;
 	/* measured */
+	u64 last_arrival;	/* at the router */
+	u64 gaps, gap_lt[3];	/* arrivals within 10, 50, 100 us of one */
+	u64 batched;		/* pacing timers run with another flow's */
+	u64 pace_runs;		/* pacing timers run */
+	u32 sojourn[SOJOURN_BINS];	/* waits at the router, 10 us bins */
 	u64 departed;
 	u64 q_area, q_last;	/* waiting packets x ns */
 	u64 arrivals, marks;
@@ -216,6 +271,104 @@ static bool measuring(const struct loop *l, u64 t)
 	return t >= l->t_from && t < l->t_to;
 }
 
+/* (Re)program @c's expiry for @due, the earliest of its timers. */
+static void clock_program(struct loop *l, struct cpu_clock *c, u64 due)
+{
+	c->armed = true;
+	c->programmed = due;
+	c->gen++;
+	push(l, due + late_draw(l, c->late), EV_IRQ,
+	     (struct pkt){ (int)(c - l->clocks), false, 0, 0, c->gen });
+}
+
+static void timer_cancel(struct timer *t)
+{
+	struct cpu_clock *c = t->clock;
+	int i;
+
+	if (!t->armed)
+		return;
+	for (i = 0; i < c->n; i++)
+		if (c->pending[i] == t)
+			c->pending[i] = c->pending[--c->n];
+	t->armed = false;
+}
+
+/* hrtimer_start(): on a CPU drawn at random, a softirq or hardirq timer. */
+static void timer_arm(struct loop *l, struct timer *t, bool hard, u64 due)
+{
+	struct cpu_clock *c = &l->clocks[(hard ? MAX_CPUS : 0) +
+					 rnd(l) % l->o.cpus];
+
+	timer_cancel(t);
+	t->due = due;
+	t->armed = true;
+	t->clock = c;
+	assert_true(c->n < MAX_TIMERS);
+	c->pending[c->n++] = t;
+	if (!c->armed || due < c->programmed)
+		clock_program(l, c, due);
+}
+
+/* A CPU's expiry at @now: every timer due by then runs, earliest first. */
+static void clock_expire(struct loop *l, const struct event *e)
+{
+	struct cpu_clock *c = &l->clocks[e->p.flow];
+	int ran = 0, i;
+
+	if (e->p.n != c->gen)
+		return;		/* reprogrammed since */
+	c->armed = false;
+	for (;;) {
+		struct timer *t = NULL;
+
+		for (i = 0; i < c->n; i++)
+			if (c->pending[i]->due <= e->t &&
+			    (!t || c->pending[i]->due < t->due))
+				t = c->pending[i];
+		if (!t)
+			break;
+		timer_cancel(t);
+		push(l, e->t, t->type, t->p);
+		if (t->type == EV_SEND && measuring(l, e->t)) {
+			l->pace_runs++;
+			l->batched += ran ? 1 + (ran == 1) : 0;
+			ran++;
+		}
+	}
+	if (c->n) {
+		u64 due = c->pending[0]->due;
+
+		for (i = 1; i < c->n; i++)
+			if (c->pending[i]->due < due)
+				due = c->pending[i]->due;
+		clock_program(l, c, due);
+	}
+}
+
+/* A packet enters a delay hop at @now. */
+static void hop_enter(struct loop *l, struct delay_hop *h, u64 now,
+		      struct pkt p)
+{
+	assert_true(h->len < MAX_EVENTS);
+	h->q[(h->head + h->len) % MAX_EVENTS].due = now + h->delay;
+	h->q[(h->head + h->len) % MAX_EVENTS].p = p;
+	if (!h->len++)
+		timer_arm(l, &h->watchdog, true, now + h->delay);
+}
+
+/* netem's dequeue when its watchdog runs: every packet due by now. */
+static void hop_leave(struct loop *l, struct delay_hop *h, u64 now)
+{
+	while (h->len && h->q[h->head].due <= now) {
+		push(l, now, h->out, h->q[h->head].p);
+		h->head = (h->head + 1) % MAX_EVENTS;
+		h->len--;
+	}
+	if (h->len)
+		timer_arm(l, &h->watchdog, true, h->q[h->head].due);
+}
+
 /* The number waiting changes at @t: add its area inside the window. */
 static void queue_area(struct loop *l, u64 t)
 {
@@ -258,11 +411,13 @@ static void send_window(struct loop *l, int i, u64 now)
 
 	while (!f->send_pending && f->inflight < decbit_win_pkts(&f->win)) {
 		if (f->next_send > now) {
-			u64 late = late_draw(l, &l->o.src_late);
-
 			f->send_pending = true;
-			push(l, f->next_send + late, EV_SEND,
-			     (struct pkt){ i, false, 0, 0, 0 });
+			if (l->o.cpus) {
+				timer_arm(l, &l->pace[i], false, f->next_send);
+				return;
+			}
+			push(l, f->next_send + late_draw(l, &l->o.src_late),
+			     EV_SEND, (struct pkt){ i, false, 0, 0, 0 });
 			return;
 		}
 		send_one(l, i, now);
@@ -283,6 +438,11 @@ static void serve(struct loop *l, u64 now)
 					 l->o.catchup);
 
 	l->busy_until = start + l->service;
+	if (measuring(l, now)) {
+		u64 bin = (now - head.arrived) / 10000;
+
+		l->sojourn[bin < SOJOURN_BINS ? bin : SOJOURN_BINS - 1]++;
+	}
 	decbit_avg_service(&l->avg, now, l->qlen, l->busy_until);
 	queue_area(l, now);
 	l->qhead = (l->qhead + 1) % MAX_EVENTS;
@@ -297,6 +457,15 @@ static void arrive(struct loop *l, const struct event *e)
 	bool mark = decbit_avg_arrival(&l->avg, &l->rp, e->t, l->qlen);
 
 	if (measuring(l, e->t)) {
+		if (l->last_arrival) {
+			u64 gap = e->t - l->last_arrival;
+
+			l->gaps++;
+			l->gap_lt[0] += gap < 10000;
+			l->gap_lt[1] += gap < 50000;
+			l->gap_lt[2] += gap < 100000;
+		}
+		l->last_arrival = e->t;
 		l->arrivals++;
 		l->marks += mark;
 	}
@@ -329,6 +498,10 @@ static void ack_after_hop(struct loop *l, u64 t, struct pkt p)
 {
 	u64 due = t + l->prop;
 
+	if (l->o.cpus) {
+		hop_enter(l, &l->rev, t, p);
+		return;
+	}
 	if (late_set(&l->o.hop_late)) {
 		if (due > l->hop_fire)
 			l->hop_fire = due + late_draw(l, &l->o.hop_late);
@@ -422,6 +595,18 @@ static struct loop *run_opts(u64 service, u64 prop, int nflows,
 	l->rp = (struct decbit_params){ .threshold = threshold };
 	l->rng = 0x9e3779b97f4a7c15ULL;
 	decbit_avg_init(&l->avg);
+	assert_true(o->cpus <= MAX_CPUS);
+	for (i = 0; i < MAX_CPUS; i++) {
+		l->clocks[i].late = &l->o.src_late;
+		l->clocks[MAX_CPUS + i].late = &l->o.late;
+	}
+	for (i = 0; i < nflows; i++)
+		l->pace[i] = (struct timer){ .type = EV_SEND, .p.flow = i };
+	l->watchdog.type = EV_TIMER;
+	l->fwd = (struct delay_hop){ .delay = prop / 2, .out = EV_RECV,
+		.watchdog = { .type = EV_HOP, .p.flow = 0 } };
+	l->rev = (struct delay_hop){ .delay = prop - prop / 2, .out = EV_ACK,
+		.watchdog = { .type = EV_HOP, .p.flow = 1 } };
 	for (i = 0; i < nflows; i++)
 		push(l, i * 2000 * MS, EV_START, (struct pkt){ i, false, 0, 0, 0 });
 
@@ -453,6 +638,13 @@ static struct loop *run_opts(u64 service, u64 prop, int nflows,
 			l->busy = false;
 			if (measuring(l, e.t - l->service))
 				l->departed++;
+			if (l->o.cpus) {
+				/* the data's delay hop; the router's watchdog */
+				hop_enter(l, &l->fwd, e.t, e.p);
+				if (l->qlen)
+					timer_arm(l, &l->watchdog, true, e.t);
+				break;
+			}
 			receive(l, &e);
 			/* the qdisc's watchdog, which may fire late */
 			if (l->qlen && late_set(&l->o.late))
@@ -465,6 +657,15 @@ static struct loop *run_opts(u64 service, u64 prop, int nflows,
 			/* an arrival may have restarted the queue already */
 			if (!l->busy && l->qlen)
 				serve(l, e.t);
+			break;
+		case EV_RECV:
+			receive(l, &e);
+			break;
+		case EV_IRQ:
+			clock_expire(l, &e);
+			break;
+		case EV_HOP:
+			hop_leave(l, e.p.flow ? &l->rev : &l->fwd, e.t);
 			break;
 		case EV_ACK:
 			ack(l, &e);
@@ -505,6 +706,22 @@ static u64 util_milli(const struct loop *l)
 static u64 queue_milli(const struct loop *l)
 {
 	return l->q_area * 1000 / (l->t_to - l->t_from);
+}
+
+/* The @pct-th percentile of the waits at the router, in us (10 us bins). */
+static u64 sojourn_us(const struct loop *l, u32 pct)
+{
+	u64 n = 0, k = 0;
+	u32 i;
+
+	for (i = 0; i < SOJOURN_BINS; i++)
+		n += l->sojourn[i];
+	for (i = 0; i < SOJOURN_BINS; i++) {
+		k += l->sojourn[i];
+		if (k * 100 >= n * pct)
+			break;
+	}
+	return (u64)i * 10;
 }
 
 /* Jain's index of the packets acknowledged in the window, thousandths. */
@@ -764,6 +981,140 @@ static void test_linux_sources(void **state)
 	}
 }
 
+/*
+ * What the guest loses, found (issue #21): Linux runs the timers due on a
+ * CPU together, at that CPU's next expiry, and a TCG guest's expiries
+ * come about 0.1 ms late (a sixth of a service time at 20 Mbit/s).  So
+ * pacing timers of different flows due within a tenth of a millisecond
+ * run in one batch and their packets reach the router as a clump, which
+ * the router's average counts (it should: they are queued), and the
+ * sources settle at smaller windows; each netem hop likewise releases
+ * ACKs and packets in batches.  The model arms each timer on one of two
+ * CPUs at random, as the guest's two vCPUs did, and replays the
+ * lateness the guest measured.  It lands where the guest does:
+ *
+ *                          guest (make demo, 6.12, 2 vCPUs)  model
+ *   utilisation            0.85-0.89 (five runs)             0.867
+ *   packets marked         36 %                              36 %
+ *   mean queue             1.32 (time average of a trace)    1.17
+ *   wait at the router     p50 0.63 ms, p99 3.49 ms          0.69, 3.39
+ *   pacing timers run in
+ *     another's batch      31 %                              23 %
+ *   arrivals < 50 / 100 us
+ *     after the last       139 / 193 per 1000                170 / 200
+ *   pacing 120 / 150 %     0.82 / 0.79                       0.81 / 0.77
+ *
+ * The same batches with every timer on time keep the link 0.957 busy,
+ * and the lateness with each timer alone (test_linux_sources) 0.93: the
+ * loss is the product of the two, the emulator's clock and Linux's
+ * batching, not of the two cores.  On a machine whose timers run within
+ * a few microseconds of their time (a few hundredths of a service time)
+ * the batches are those of the on-time row.  Measured over 10-30 s (the
+ * guest's utilisation over the experiment runner's 2-30 s is lower by
+ * 0.007-0.014).
+ */
+static void test_timer_batches(void **state)
+{
+	static const struct {
+		const char *name;
+		u32 threshold, pacing;
+		bool src, wd;	/* replay the guest's lateness of these */
+	} cases[] = {
+		{ "as measured", 2000, 0, true, true },
+		{ "on time", 2000, 0, false, false },
+		{ "pacing timers late, watchdogs on time", 2000, 0, true, false },
+		{ "watchdogs late, pacing timers on time", 2000, 0, false, true },
+		{ "as measured, pacing 120%", 2000, 120, true, true },
+		{ "as measured, pacing 150%", 2000, 150, true, true },
+		{ "as measured, C = 1 (guest 0.76)", 1000, 0, true, true },
+		{ "on time, C = 1", 1000, 0, false, false },
+	};
+	u64 u[8];
+	char name[120];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		struct model_opts o = {
+			.cwnd_limited = true, .delack = true, .credit = true,
+			.catchup = DECBIT_CATCHUP_DEFAULT, .cpus = 2,
+			.pacing = cases[i].pacing,
+		};
+		const struct loop *l;
+
+		if (cases[i].src)
+			o.src_late.q = guest_pacing;
+		if (cases[i].wd)
+			o.late.q = guest_watchdog;
+		l = run_opts(DEMO_SERVICE, DEMO_PROP, 4, cases[i].threshold,
+			     &o, 10000 * MS, 30000 * MS);
+		snprintf(name, sizeof(name),
+			 "demo dumbbell, timers batched on 2 CPUs, %s",
+			 cases[i].name);
+		report(name, l);
+		print_message("#   pacing timers batched %llu per 1000; arrivals within 10/50/100 us of the last %llu/%llu/%llu per 1000; wait p50 %llu us, p99 %llu us\n",
+			      (unsigned long long)(l->batched * 1000 / l->pace_runs),
+			      (unsigned long long)(l->gap_lt[0] * 1000 / l->gaps),
+			      (unsigned long long)(l->gap_lt[1] * 1000 / l->gaps),
+			      (unsigned long long)(l->gap_lt[2] * 1000 / l->gaps),
+			      (unsigned long long)sojourn_us(l, 50),
+			      (unsigned long long)sojourn_us(l, 99));
+		u[i] = util_milli(l);
+		if (i == 0) {
+			/* where the guest is */
+			assert_true(u[0] >= 830 && u[0] <= 900);
+			assert_true(l->batched * 1000 >= l->pace_runs * 150);
+		}
+	}
+	/* on time, the batches cost next to nothing */
+	assert_true(u[1] >= 950);
+	/* each late kind of timer costs on its own, both cost most */
+	assert_true(u[2] < u[1] && u[3] < u[1]);
+	assert_true(u[0] < u[2] && u[0] < u[3]);
+	/* faster pacing makes it worse, as in the guest */
+	assert_true(u[4] < u[0] && u[5] < u[4]);
+	assert_true(u[6] < u[7]);
+}
+
+/*
+ * The delay DECbit's loop leaves, exact loop on make demo's dumbbell: a
+ * threshold that keeps the link 0.93 busy lets the 99th percentile of
+ * the waits at the router reach 2 ms (3.3 packets) and more; one that
+ * keeps them under 2 ms leaves the link below 0.93.  The window moves by
+ * +1 and x7/8 once per two round trips, and the queue swings with it:
+ *
+ *   threshold  utilisation  mean queue  wait p50 / p99
+ *   1          0.877        0.30        0.03 / 1.12 ms
+ *   1.25       0.927        0.45        0.15 / 1.78 ms
+ *   1.5        0.953        0.77        0.24 / 2.87 ms
+ *   2          0.960        1.23        0.43 / 3.60 ms
+ *   3          0.970        2.40        0.85 / 5.20 ms
+ */
+static void test_threshold_trade_off(void **state)
+{
+	static const u32 thresholds[] = { 1000, 1250, 1500, 2000, 3000 };
+	const struct model_opts o = { .catchup = DECBIT_CATCHUP_DEFAULT };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		const struct loop *l = run_opts(DEMO_SERVICE, DEMO_PROP, 4,
+						thresholds[i], &o, 10000 * MS,
+						30000 * MS);
+		u64 p99 = sojourn_us(l, 99);
+		char name[80];
+
+		snprintf(name, sizeof(name), "demo dumbbell, exact, C = %u/1000",
+			 thresholds[i]);
+		report(name, l);
+		print_message("#   wait p50 %llu us, p99 %llu us\n",
+			      (unsigned long long)sojourn_us(l, 50),
+			      (unsigned long long)p99);
+		/* never both */
+		assert_true(util_milli(l) < 930 || p99 >= 2000);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -774,6 +1125,8 @@ int main(void)
 		cmocka_unit_test(test_demo_dumbbell),
 		cmocka_unit_test(test_late_timer),
 		cmocka_unit_test(test_linux_sources),
+		cmocka_unit_test(test_timer_batches),
+		cmocka_unit_test(test_threshold_trade_off),
 	};
 
 	return cmocka_run_group_tests_name("decbit_loop", tests, NULL, NULL);
