@@ -141,6 +141,28 @@ def convergence_time(counters, active, change, end, window=1.0,
 
 # -- one run's figures ------------------------------------------------------
 
+def window(sc):
+    """The measurement window of a dumbbell or chain run, seconds after
+    t0: from the warm-up after the first flow's start to the last stop."""
+    return (min(f["start"] for f in sc.flows) + sc.warmup,
+            max(f["stop"] for f in sc.flows))
+
+
+def with_packet_queue(res, pq):
+    """RES's queue and queueing delay from a trace of the bottleneck's
+    packets (tracing.packet_queue) instead of the 100 ms samples, which
+    are kept as *_sampled; "queue_from" says which."""
+    if not pq or pq["queue_mean"] is None or not pq["qdelay_packets"]:
+        res["queue_from"] = "samples"
+        return res
+    for k in ("queue_mean", "qdelay_p50_ms", "qdelay_p99_ms"):
+        res[k + "_sampled"] = res.get(k)
+        res[k] = pq[k]
+    res["qdelay_packets"] = pq["qdelay_packets"]
+    res["queue_from"] = "packets"
+    return res
+
+
 def dumbbell(sc, arm, samples, flow_results, udp_series):
     """Every figure of one run of a dumbbell or chain scenario, from the
     samples (tcp_info of each flow, counters of the qdiscs under test),
@@ -159,7 +181,7 @@ def dumbbell(sc, arm, samples, flow_results, udp_series):
     t_end = max(f["stop"] for f in flows)
     t_all0 = max(f["start"] for f in flows)
     t_all1 = min(f["stop"] for f in flows)
-    w0, w1 = t_first + sc.warmup, t_end
+    w0, w1 = window(sc)
 
     # cumulative delivered-bytes series per flow
     counters = {}

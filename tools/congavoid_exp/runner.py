@@ -54,9 +54,16 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
     procs = []
     t_build = time.monotonic()
     record = {"module_params": meta.module_params()}
-    tracer = None
+    tracer = qtracer = None
     try:
         bed.build()
+        # each packet's wait at the bottleneck, over the whole run: the
+        # device's name must be the only one of its kind in the test bed
+        # (a chain has an up0 in every router but the last)
+        if len(bed.bottlenecks) == 1 and tracing.TRACEFS.is_dir():
+            qtracer = tracing.Tracer(bed.bottlenecks[0][1],
+                                     name="congavoid-q",
+                                     extra=(tracing.DROP_EVENT,))
         if trace:
             if len(bed.bottlenecks) != 1:
                 raise RuntimeError("--trace needs one bottleneck link")
@@ -97,6 +104,8 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
         starts = sorted(sc.flows, key=lambda f: f["start"])
         clients = {}
         time.sleep(max(0.0, t0 - time.monotonic()))
+        if qtracer:
+            qtracer.start()
         sampler.start()
         try:
             timeline = [(f["start"], 0, f) for f in starts] + \
@@ -125,6 +134,8 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
             sampler.stop()
             if tracer and tracer.inst.exists():
                 tracer.stop()
+            if qtracer and qtracer.inst.exists():
+                qtracer.stop()
         for p in procs:
             try:
                 p.wait(timeout=5)
@@ -145,6 +156,16 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
     results = {f["id"]: _flow_result(f, outdir) for f in sc.flows}
     res = metrics.dumbbell(sc, arm, sampler.samples, results,
                            _udp_series(sc.flows, outdir))
+    pq = None
+    if qtracer and qtracer.text is not None:
+        if qtracer.lost:
+            log(f"packet trace lost {qtracer.lost} events: queue and "
+                "delay from the 100 ms samples")
+        else:
+            w0, w1 = metrics.window(sc)
+            pq = tracing.packet_queue(qtracer.text, qtracer.dev, t0 + w0,
+                                      t0 + w1)
+    metrics.with_packet_queue(res, pq)
     if tracer and tracer.out.exists():
         text = tracer.out.read_text()
         res["breakdown"] = tracing.breakdown(tracing.parse(text, tracer.dev),

@@ -11,7 +11,16 @@ TCP's pacing timers fire: timer_lateness()).  breakdown() replays the
 departures through an ideal link of the bottleneck's rate and splits the
 window into: the link sending; idle while packets waited in the qdisc (the
 qdisc let the link go idle: a late pacing timer); idle with nothing queued
-(the sources sent nothing)."""
+(the sources sent nothing).
+
+Every run also traces the bottleneck's packets over its whole length
+(a second instance with the two net events and the kernel's drops only):
+packet_queue() gives each packet's wait in the qdisc and the queue's time
+average from it.  Samples of the backlog every 100 ms, the other way to
+get them, are taken when the sampler's timer runs, and a guest runs that
+timer in the same expiry as the flows' pacing timers, right after their
+packets arrived: in one make demo run the samples' mean was 1.71 packets,
+the time average of the trace 1.32."""
 
 import re
 from pathlib import Path
@@ -22,17 +31,24 @@ TRACEFS = Path("/sys/kernel/tracing")
 NET_EVENTS = ("net/net_dev_queue", "net/net_dev_xmit")
 OPTIONAL_EVENTS = ("tcp_decbit/decbit_decision", "timer/hrtimer_start",
                    "timer/hrtimer_expire_entry")
+DROP_EVENT = "skb/kfree_skb"
 _LINE = re.compile(r"\s(\d+\.\d+): (net_dev_queue|net_dev_xmit): dev=(\S+) "
                    r"skbaddr=(\S+) len=(\d+)(?: rc=(-?\d+))?")
 
 
 class Tracer:
     """An ftrace instance that records DEV's packets between start() and
-    stop(), which writes the trace to OUT."""
+    stop(), which keeps the trace's text in .text (and writes it to OUT,
+    if given) and the number of events the buffer had no room for in
+    .lost.  EXTRA: further events, each recorded if this kernel has it."""
 
-    def __init__(self, dev, out, name="congavoid"):
-        self.dev, self.out = dev, Path(out)
+    def __init__(self, dev, out=None, name="congavoid",
+                 extra=OPTIONAL_EVENTS):
+        self.dev = dev
+        self.out = Path(out) if out else None
         self.inst = TRACEFS / "instances" / name
+        self.extra = extra
+        self.text, self.lost = None, None
 
     def _w(self, rel, text):
         (self.inst / rel).write_text(text)
@@ -43,10 +59,12 @@ class Tracer:
         self.inst.mkdir()
         self._w("buffer_size_kb", "16384")
         self._w("trace_clock", "mono")
+        # a full buffer drops (and counts) new events, not the oldest
+        self._w("options/overwrite", "0")
         for ev in NET_EVENTS:
             self._w(f"events/{ev}/filter", f'name == "{self.dev}"')
             self._w(f"events/{ev}/enable", "1")
-        for ev in OPTIONAL_EVENTS:
+        for ev in self.extra:
             if (self.inst / "events" / ev).exists():
                 self._w(f"events/{ev}/enable", "1")
         self._w("tracing_on", "1")
@@ -54,9 +72,23 @@ class Tracer:
     def stop(self):
         try:
             self._w("tracing_on", "0")
-            self.out.write_text((self.inst / "trace").read_text())
+            self.text = (self.inst / "trace").read_text()
+            self.lost = sum(_lost((c / "stats").read_text())
+                            for c in (self.inst / "per_cpu").iterdir())
+            if self.out:
+                self.out.write_text(self.text)
         finally:
             self.inst.rmdir()
+
+
+def _lost(stats):
+    """Events a per-CPU buffer lost, from its stats file."""
+    n = 0
+    for line in stats.splitlines():
+        key, _, val = line.partition(":")
+        if key.strip() in ("overrun", "dropped events"):
+            n += int(val.split()[0])
+    return n
 
 
 def parse(text, dev):
@@ -71,6 +103,56 @@ def parse(text, dev):
         out.append((float(t), "queue" if ev == "net_dev_queue" else "xmit",
                     int(ln), addr))
     return out
+
+
+_PKT = re.compile(r"\s(\d+\.\d+): (?:(net_dev_queue|net_dev_xmit): dev=(\S+) "
+                  r"skbaddr=(\S+)|(kfree_skb): skbaddr=(\S+))")
+
+
+def packet_queue(text, dev, t_from, t_to):
+    """The queue of DEV's qdisc from a trace of its packets (net_dev_queue:
+    the packet reaches the qdisc; net_dev_xmit: it leaves it, whatever the
+    driver then did with it; kfree_skb: the kernel dropped it, in the
+    qdisc or elsewhere).  Returns {"queue_mean": packets waiting, time
+    average over [T_FROM, T_TO), "qdelay_p50_ms", "qdelay_p99_ms": the
+    waits of the packets that arrived in that window, "qdelay_packets":
+    how many}; None when no packet of DEV was traced.  Times are the
+    trace's (CLOCK_MONOTONIC, seconds)."""
+    events = []
+    for m in _PKT.finditer(text):
+        t, ev, d, addr, _, daddr = m.groups()
+        if ev and d == dev:
+            events.append((float(t), 1 if ev == "net_dev_queue" else 0,
+                           addr))
+        elif daddr:
+            events.append((float(t), 2, daddr))
+    if not any(e[1] == 1 for e in events):
+        return None
+    # stable: at equal times, in the trace's order
+    events.sort(key=lambda e: e[0])
+    queued, waits = {}, []
+    area, last = 0.0, t_from
+    for t, kind, addr in events:
+        if t >= t_to:
+            break
+        if t > last:
+            area += len(queued) * (t - last)
+            last = t
+        if kind == 1:
+            # the address back without a departure seen: the last packet
+            # that had it left unseen (freed by a path we do not trace)
+            queued[addr] = t
+        elif addr in queued:
+            t_in = queued.pop(addr)
+            if kind == 0 and t_in >= t_from:
+                waits.append((t - t_in) * 1000)
+    if t_to > last:
+        area += len(queued) * (t_to - last)
+    span = t_to - t_from
+    return {"queue_mean": area / span if span > 0 else None,
+            "qdelay_p50_ms": M.percentile(waits, 50),
+            "qdelay_p99_ms": M.percentile(waits, 99),
+            "qdelay_packets": len(waits)}
 
 
 _HR_START = re.compile(r"\shrtimer_start: hrtimer=(\S+) function=(\S+) "

@@ -190,6 +190,22 @@ class Dumbbell(unittest.TestCase):
         self.assertEqual(r["retransmits"], 8)
         self.assertAlmostEqual(r["throughput_bps"], 8e6)
 
+    def test_queue_from_the_packet_trace(self):
+        r = self.figures({1: 5e5, 2: 5e5})
+        M.with_packet_queue(r, {"queue_mean": 1.25, "qdelay_p50_ms": 0.5,
+                                "qdelay_p99_ms": 3.5, "qdelay_packets": 9})
+        self.assertEqual(r["queue_from"], "packets")
+        self.assertEqual(r["queue_mean"], 1.25)
+        self.assertAlmostEqual(r["queue_mean_sampled"], 5)
+        self.assertEqual(r["qdelay_p99_ms"], 3.5)
+        self.assertAlmostEqual(r["qdelay_p99_ms_sampled"],
+                               5 * 1514 * 8 / 1e4)
+        # no trace, or nothing in it: the samples stand
+        r = self.figures({1: 5e5, 2: 5e5})
+        M.with_packet_queue(r, None)
+        self.assertEqual(r["queue_from"], "samples")
+        self.assertAlmostEqual(r["queue_mean"], 5)
+
     def test_jain_equal_and_unequal(self):
         self.assertAlmostEqual(self.figures({1: 5e5, 2: 5e5})["jain"], 1.0)
         # rates 1 : 0.5 -> (1.5)^2 / (2 * 1.25) = 0.9

@@ -22,6 +22,50 @@ TEXT = """\
 """
 
 
+QTEXT = """\
+# tracer: nop
+          <idle>-0       [001] ..s2.  10.000000: net_dev_queue: dev=up0 skbaddr=00000000aa len=1514
+          <idle>-0       [001] ..s2.  11.000000: net_dev_queue: dev=up0 skbaddr=00000000bb len=1514
+          <idle>-0       [001] ..s2.  11.000000: net_dev_queue: dev=dn0 skbaddr=00000000cc len=1514
+          <idle>-0       [000] ..s1.  11.500000: net_dev_xmit: dev=up0 skbaddr=00000000aa len=1514 rc=0
+          <idle>-0       [000] ..s1.  12.000000: net_dev_queue: dev=up0 skbaddr=00000000dd len=1514
+          <idle>-0       [000] ..s1.  12.000000: kfree_skb: skbaddr=00000000dd protocol=2048 location=__dev_queue_xmit+0x1/0x2 reason: QDISC_DROP
+          <idle>-0       [000] ..s1.  12.500000: kfree_skb: skbaddr=00000000cc protocol=2048 location=x reason: NOT_SPECIFIED
+          <idle>-0       [000] ..s1.  13.000000: net_dev_xmit: dev=up0 skbaddr=00000000bb len=1514 rc=0
+          <idle>-0       [000] ..s1.  13.000000: net_dev_queue: dev=up0 skbaddr=00000000ee len=1514
+          <idle>-0       [000] ..s1.  13.000000: net_dev_xmit: dev=up0 skbaddr=00000000ee len=1514 rc=16
+          <idle>-0       [000] ..s1.  14.000000: net_dev_queue: dev=up0 skbaddr=00000000ff len=1514
+"""
+
+
+class PacketQueue(unittest.TestCase):
+    def test_waits_and_time_average(self):
+        # over [11, 15): aa waits 11-11.5 (arrived before: no wait
+        # sample), bb 11-13 (2 s), dd dropped at once, ee leaves at once
+        # (the driver refused it: it left the qdisc all the same), ff from
+        # 14 on; dn0's packet and its drop are another device's
+        q = T.packet_queue(QTEXT, "up0", 11.0, 15.0)
+        self.assertEqual(q["qdelay_packets"], 2)
+        self.assertAlmostEqual(q["qdelay_p50_ms"], 1000.0)
+        self.assertAlmostEqual(q["qdelay_p99_ms"], 1980.0)
+        # 2 packets 11-11.5, 1 until 13, 0 until 14, 1 until 15
+        self.assertAlmostEqual(q["queue_mean"], (1.0 + 1.5 + 1.0) / 4)
+
+    def test_window_cuts_the_area(self):
+        q = T.packet_queue(QTEXT, "up0", 10.0, 11.0)
+        self.assertAlmostEqual(q["queue_mean"], 1.0)
+        self.assertEqual(q["qdelay_packets"], 0)
+
+    def test_nothing_of_the_device(self):
+        self.assertIsNone(T.packet_queue(QTEXT, "eth0", 0.0, 20.0))
+
+    def test_lost_events_from_the_buffer_stats(self):
+        stats = ("entries: 10\noverrun: 3\ncommit overrun: 7\nbytes: 99\n"
+                 "oldest event ts:  5.000001\nnow ts:  6.0\n"
+                 "dropped events: 2\nread events: 0\n")
+        self.assertEqual(T._lost(stats), 5)
+
+
 class Breakdown(unittest.TestCase):
     def test_parse_keeps_the_device_and_sent_packets(self):
         ev = T.parse(TEXT, "up0")
