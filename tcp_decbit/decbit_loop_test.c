@@ -1004,12 +1004,14 @@ static void test_linux_sources(void **state)
  *     after the last       139 / 193 per 1000                170 / 200
  *   pacing 120 / 150 %     0.82 / 0.79                       0.81 / 0.77
  *
- * The same batches with every timer on time keep the link 0.957 busy,
- * and the lateness with each timer alone (test_linux_sources) 0.93: the
- * loss is the product of the two, the emulator's clock and Linux's
- * batching, not of the two cores.  On a machine whose timers run within
- * a few microseconds of their time (a few hundredths of a service time)
- * the batches are those of the on-time row.  Measured over 10-30 s (the
+ * With every timer on time no batches form and the link stays 0.957
+ * busy; the lateness with each timer alone (test_linux_sources) gives
+ * 0.93: the loss is the product of the two, the emulator's clock and
+ * Linux's batching, not of the two cores.  A machine whose timers run
+ * within a few microseconds of their time (a few hundredths of a
+ * service time) is near the on-time row.  The model batches fewer
+ * pacing timers than the guest: it draws the per-timer lateness once per
+ * expiry, while a timer that joins an expiry already due is less late.  Measured over 10-30 s (the
  * guest's utilisation over the experiment runner's 2-30 s is lower by
  * 0.007-0.014).
  */
@@ -1066,7 +1068,7 @@ static void test_timer_batches(void **state)
 			assert_true(l->batched * 1000 >= l->pace_runs * 150);
 		}
 	}
-	/* on time, the batches cost next to nothing */
+	/* on time no batches form: what the Linux behaviours alone give */
 	assert_true(u[1] >= 950);
 	/* each late kind of timer costs on its own, both cost most */
 	assert_true(u[2] < u[1] && u[3] < u[1]);
@@ -1077,42 +1079,55 @@ static void test_timer_batches(void **state)
 }
 
 /*
- * The delay DECbit's loop leaves, exact loop on make demo's dumbbell: a
- * threshold that keeps the link 0.93 busy lets the 99th percentile of
- * the waits at the router reach 2 ms (3.3 packets) and more; one that
- * keeps them under 2 ms leaves the link below 0.93.  The window moves by
- * +1 and x7/8 once per two round trips, and the queue swings with it:
+ * The delay DECbit's loop leaves, exact loop on make demo's dumbbell: the
+ * window moves by +1 and x7/8 once per two round trips and the queue
+ * swings with it, so a threshold that keeps the link 0.93 busy lets the
+ * 99th percentile of the waits at the router reach 2 ms (3.3 packets),
+ * except in a narrow band around 1.27, where both hold by a hair:
  *
  *   threshold  utilisation  mean queue  wait p50 / p99
  *   1          0.877        0.30        0.03 / 1.12 ms
  *   1.25       0.927        0.45        0.15 / 1.78 ms
+ *   1.27       0.931        0.48        0.15 / 1.78 ms
+ *   1.3        0.934        0.53        0.17 / 2.24 ms
  *   1.5        0.953        0.77        0.24 / 2.87 ms
  *   2          0.960        1.23        0.43 / 3.60 ms
  *   3          0.970        2.40        0.85 / 5.20 ms
+ *
+ * (1.26 gives 0.930 and 1.78 ms, 1.28 0.930 and 2.39 ms.)
  */
 static void test_threshold_trade_off(void **state)
 {
-	static const u32 thresholds[] = { 1000, 1250, 1500, 2000, 3000 };
+	static const u32 thresholds[] = { 1000, 1250, 1270, 1300, 1500, 2000,
+					  3000 };
 	const struct model_opts o = { .catchup = DECBIT_CATCHUP_DEFAULT };
+	u64 u[7], p99[7];
 	unsigned int i;
 
 	(void)state;
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 7; i++) {
 		const struct loop *l = run_opts(DEMO_SERVICE, DEMO_PROP, 4,
 						thresholds[i], &o, 10000 * MS,
 						30000 * MS);
-		u64 p99 = sojourn_us(l, 99);
 		char name[80];
 
 		snprintf(name, sizeof(name), "demo dumbbell, exact, C = %u/1000",
 			 thresholds[i]);
 		report(name, l);
+		u[i] = util_milli(l);
+		p99[i] = sojourn_us(l, 99);
 		print_message("#   wait p50 %llu us, p99 %llu us\n",
 			      (unsigned long long)sojourn_us(l, 50),
-			      (unsigned long long)p99);
-		/* never both */
-		assert_true(util_milli(l) < 930 || p99 >= 2000);
+			      (unsigned long long)p99[i]);
 	}
+	/* below the band: short waits, the link below 0.93 */
+	for (i = 0; i < 2; i++)
+		assert_true(u[i] < 930 && p99[i] < 2000);
+	/* the band */
+	assert_true(u[2] >= 930 && p99[2] < 2000);
+	/* above it: the link busy, the waits long */
+	for (i = 3; i < 7; i++)
+		assert_true(u[i] >= 930 && p99[i] >= 2000);
 }
 
 int main(void)

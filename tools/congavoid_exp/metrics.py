@@ -158,7 +158,8 @@ def with_packet_queue(res, pq):
     for k in ("queue_mean", "qdelay_p50_ms", "qdelay_p99_ms"):
         res[k + "_sampled"] = res.get(k)
         res[k] = pq[k]
-    res["qdelay_packets"] = pq["qdelay_packets"]
+    for k in ("qdelay_max_ms", "qdelay_packets", "queue_unseen"):
+        res[k] = pq[k]
     res["queue_from"] = "packets"
     return res
 

@@ -78,7 +78,15 @@ def summarize(reps):
         out[key] = m
         out[key + "_sd"] = sd
     out["repetitions"] = len(reps)
+    # where the queue and delay columns came from (metrics.with_packet_queue)
+    src = {r.get("queue_from") for r in reps} - {None}
+    if src:
+        out["queue_from"] = src.pop() if len(src) == 1 else "mixed"
     return out
+
+
+# the columns a trace of the bottleneck's packets gives (else the samples)
+TRACED = ("queue_mean", "qdelay_p50_ms", "qdelay_p99_ms")
 
 
 def _cell(summary, key, fmt, scale):
@@ -108,8 +116,11 @@ def table(results):
                          " |" * (len(hdr) - 2))
             continue
         s = arm["summary"]
+        mark = "†" if s.get("queue_from") in ("samples", "mixed") else ""
         lines.append("| " + " | ".join(
-            [arm["name"]] + [_cell(s, k, f, sc) for k, _, f, sc in cols])
+            [arm["name"]] + [_cell(s, k, f, sc) + (mark if k in TRACED
+                                                    else "")
+                             for k, _, f, sc in cols])
             + " |")
     return "\n".join(lines)
 
@@ -144,8 +155,10 @@ def legend(results):
         "thr: sum of per-flow goodput (receiver); util: bottleneck busy "
         "fraction after warm-up; Jain: fairness while all flows are active; "
         "RTT: smoothed RTT samples (mean, 95th pct); queue: packets waiting "
-        "in the bottleneck qdisc (time average from a trace of its packets; "
-        "max of 100 ms samples); qdelay: each packet's wait in it; power: util / (RTT / base RTT); conv: seconds "
+        "in the bottleneck qdisc (time average; max of 100 ms samples); "
+        "qdelay: each packet's wait in it (both from a trace of its "
+        "packets; † from its 100 ms backlog samples where there was no "
+        "trace); power: util / (RTT / base RTT); conv: seconds "
         "until Jain >= 0.95 (1 s window) after the last flow joined; "
         "cwnd CoV: per-flow cwnd std/mean while all flows are active; "
         "useful: new data delivered (all flows) / the data the link "

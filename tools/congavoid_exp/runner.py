@@ -60,7 +60,8 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
         # each packet's wait at the bottleneck, over the whole run: the
         # device's name must be the only one of its kind in the test bed
         # (a chain has an up0 in every router but the last)
-        if len(bed.bottlenecks) == 1 and tracing.TRACEFS.is_dir():
+        if len(bed.bottlenecks) == 1 and \
+                (tracing.TRACEFS / "instances").is_dir():
             qtracer = tracing.Tracer(bed.bottlenecks[0][1],
                                      name="congavoid-q",
                                      extra=(tracing.DROP_EVENT,))
@@ -103,11 +104,17 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
              QdiscProbe(bed.bottlenecks)], sc.sample_interval, t0)
         starts = sorted(sc.flows, key=lambda f: f["start"])
         clients = {}
-        time.sleep(max(0.0, t0 - time.monotonic()))
         if qtracer:
-            qtracer.start()
-        sampler.start()
+            try:
+                qtracer.start()
+            except OSError as e:
+                log(f"no packet trace ({e}): queue and delay from the "
+                    "100 ms samples")
+                qtracer.remove()
+                qtracer = None
+        time.sleep(max(0.0, t0 - time.monotonic()))
         try:
+            sampler.start()
             timeline = [(f["start"], 0, f) for f in starts] + \
                 [(e["at"], 1, e) for e in sc.events]
             if tracer:
@@ -131,11 +138,15 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
                     p.kill()
                     log(f"flow {fid} did not end; killed")
         finally:
-            sampler.stop()
-            if tracer and tracer.inst.exists():
-                tracer.stop()
-            if qtracer and qtracer.inst.exists():
-                qtracer.stop()
+            try:
+                sampler.stop()
+            finally:
+                try:
+                    if tracer and tracer.inst.exists():
+                        tracer.stop()
+                finally:
+                    if qtracer and qtracer.inst.exists():
+                        qtracer.stop()
         for p in procs:
             try:
                 p.wait(timeout=5)
@@ -165,6 +176,9 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
             w0, w1 = metrics.window(sc)
             pq = tracing.packet_queue(qtracer.text, qtracer.dev, t0 + w0,
                                       t0 + w1)
+            if pq and pq["queue_unseen"]:
+                log(f"packet trace: {pq['queue_unseen']} packets never "
+                    "seen leaving the qdisc: the queue is overstated")
     metrics.with_packet_queue(res, pq)
     if tracer and tracer.out.exists():
         text = tracer.out.read_text()

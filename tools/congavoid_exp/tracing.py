@@ -17,10 +17,8 @@ Every run also traces the bottleneck's packets over its whole length
 (a second instance with the two net events and the kernel's drops only):
 packet_queue() gives each packet's wait in the qdisc and the queue's time
 average from it.  Samples of the backlog every 100 ms, the other way to
-get them, are taken when the sampler's timer runs, and a guest runs that
-timer in the same expiry as the flows' pacing timers, right after their
-packets arrived: in one make demo run the samples' mean was 1.71 packets,
-the time average of the trace 1.32."""
+get them, overstated a short queue: in one make demo run the samples'
+mean was 1.71 packets, the time average of the trace 1.32."""
 
 import re
 from pathlib import Path
@@ -69,6 +67,14 @@ class Tracer:
                 self._w(f"events/{ev}/enable", "1")
         self._w("tracing_on", "1")
 
+    def remove(self):
+        """Remove the instance, if there is one (after a failed start)."""
+        try:
+            if self.inst.exists():
+                self.inst.rmdir()
+        except OSError:
+            pass
+
     def stop(self):
         try:
             self._w("tracing_on", "0")
@@ -86,7 +92,7 @@ def _lost(stats):
     n = 0
     for line in stats.splitlines():
         key, _, val = line.partition(":")
-        if key.strip() in ("overrun", "dropped events"):
+        if key.strip() in ("overrun", "commit overrun", "dropped events"):
             n += int(val.split()[0])
     return n
 
@@ -106,22 +112,31 @@ def parse(text, dev):
 
 
 _PKT = re.compile(r"\s(\d+\.\d+): (?:(net_dev_queue|net_dev_xmit): dev=(\S+) "
-                  r"skbaddr=(\S+)|(kfree_skb): skbaddr=(\S+))")
+                  r"skbaddr=(\S+)(?: len=\d+)?(?: rc=(-?\d+))?|"
+                  r"(kfree_skb): skbaddr=(\S+))")
+NETDEV_TX_BUSY = 16     # the driver refused it: back into the qdisc
+STALE_S = 1.0           # longer in a queue than any test bed's buffer
 
 
 def packet_queue(text, dev, t_from, t_to):
     """The queue of DEV's qdisc from a trace of its packets (net_dev_queue:
     the packet reaches the qdisc; net_dev_xmit: it leaves it, whatever the
-    driver then did with it; kfree_skb: the kernel dropped it, in the
+    driver then did with it, unless the driver was busy and the packet
+    went back into the qdisc; kfree_skb: the kernel dropped it, in the
     qdisc or elsewhere).  Returns {"queue_mean": packets waiting, time
-    average over [T_FROM, T_TO), "qdelay_p50_ms", "qdelay_p99_ms": the
-    waits of the packets that arrived in that window, "qdelay_packets":
-    how many}; None when no packet of DEV was traced.  Times are the
-    trace's (CLOCK_MONOTONIC, seconds)."""
+    average over [T_FROM, T_TO), "qdelay_p50_ms", "qdelay_p99_ms",
+    "qdelay_max_ms": the waits of the packets that arrived and left in
+    that window, "qdelay_packets": how many, "queue_unseen": packets
+    still counted at T_TO after more than STALE_S, which must have left
+    by a path the trace does not see (then the queue is overstated)};
+    None when no packet of DEV was traced.  Times are the trace's
+    (CLOCK_MONOTONIC, seconds)."""
     events = []
     for m in _PKT.finditer(text):
-        t, ev, d, addr, _, daddr = m.groups()
+        t, ev, d, addr, rc, _, daddr = m.groups()
         if ev and d == dev:
+            if rc is not None and int(rc) == NETDEV_TX_BUSY:
+                continue
             events.append((float(t), 1 if ev == "net_dev_queue" else 0,
                            addr))
         elif daddr:
@@ -152,13 +167,17 @@ def packet_queue(text, dev, t_from, t_to):
     return {"queue_mean": area / span if span > 0 else None,
             "qdelay_p50_ms": M.percentile(waits, 50),
             "qdelay_p99_ms": M.percentile(waits, 99),
-            "qdelay_packets": len(waits)}
+            "qdelay_max_ms": max(waits) if waits else None,
+            "qdelay_packets": len(waits),
+            "queue_unseen": sum(1 for t_in in queued.values()
+                                if t_in < t_to - STALE_S)}
 
 
 _HR_START = re.compile(r"\shrtimer_start: hrtimer=(\S+) function=(\S+) "
                        r"expires=\d+ softexpires=(\d+)")
 _HR_EXPIRE = re.compile(r"\shrtimer_expire_entry: hrtimer=(\S+) "
                         r"function=(\S+) now=(\d+)")
+_CPU = re.compile(r"\[(\d+)\]")
 
 
 def timer_lateness(text):
@@ -168,20 +187,34 @@ def timer_lateness(text):
     the timer's function (qdisc_watchdog: netem's and the self-shaping
     qdiscs' watchdogs; tcp_pace_kick: TCP's internal pacing).  "q5_us"
     are the 0th, 5th, ..., 100th percentiles, the table
-    tcp_decbit/decbit_loop_test.c takes to replay a guest's lateness."""
+    tcp_decbit/decbit_loop_test.c takes to replay a guest's lateness.
+    "batched": how many of them ran in the same expiry (one CPU, one
+    reading of the clock, "now") as another timer of the same function
+    (for tcp_pace_kick: another flow's, each socket has one)."""
     due, late = {}, {}
+    runs = {}
     for line in text.splitlines():
         m = _HR_START.search(line)
         if m:
             due[m.group(1)] = int(m.group(3))
             continue
         m = _HR_EXPIRE.search(line)
-        if m and m.group(1) in due:
+        if not m:
+            continue
+        cpu = _CPU.search(line)
+        key = (cpu.group(1) if cpu else None, m.group(3), m.group(2))
+        runs[key] = runs.get(key, 0) + 1
+        if m.group(1) in due:
             d = (int(m.group(3)) - due.pop(m.group(1))) / 1000
             late.setdefault(m.group(2), []).append(max(0.0, d))
+    batched = {}
+    for (_, _, f), n in runs.items():
+        if n > 1:
+            batched[f] = batched.get(f, 0) + n
     return {f: {"count": len(v), "p50_us": M.percentile(v, 50),
                 "p99_us": M.percentile(v, 99), "max_us": max(v),
-                "q5_us": [M.percentile(v, 5 * k) for k in range(21)]}
+                "q5_us": [M.percentile(v, 5 * k) for k in range(21)],
+                "batched": batched.get(f, 0)}
             for f, v in late.items()}
 
 
@@ -266,7 +299,19 @@ def breakdown(events, rate_bps):
         "late_max_ms": max(late) if late else None,
         "late_over_service": sum(1 for x in late if x > svc_ms),
         "queue_at_arrival": M.mean(seen_q),
+        # arrivals at the qdisc within 10, 50, 100 us of the one before
+        "arrival_gaps": _gaps([e[0] for e in events if e[1] == "queue"]),
     }
+
+
+def _gaps(ts):
+    """{"10us", "50us", "100us"}: the fraction of arrivals (times TS,
+    sorted) that came within that long of the one before."""
+    d = [b - a for a, b in zip(ts, ts[1:])]
+    if not d:
+        return None
+    return {f"{us}us": sum(1 for x in d if x < us / 1e6) / len(d)
+            for us in (10, 50, 100)}
 
 
 def summary(b):

@@ -193,7 +193,8 @@ class Dumbbell(unittest.TestCase):
     def test_queue_from_the_packet_trace(self):
         r = self.figures({1: 5e5, 2: 5e5})
         M.with_packet_queue(r, {"queue_mean": 1.25, "qdelay_p50_ms": 0.5,
-                                "qdelay_p99_ms": 3.5, "qdelay_packets": 9})
+                                "qdelay_p99_ms": 3.5, "qdelay_max_ms": 4.0,
+                                "qdelay_packets": 9, "queue_unseen": 0})
         self.assertEqual(r["queue_from"], "packets")
         self.assertEqual(r["queue_mean"], 1.25)
         self.assertAlmostEqual(r["queue_mean_sampled"], 5)

@@ -53,6 +53,21 @@ class Report(unittest.TestCase):
         self.assertIn("| b | skipped: module tcp_b is not available |",
                       lines[4])
 
+    def test_queue_columns_marked_when_from_samples(self):
+        a = dict(queue_mean=1.3, qdelay_p99_ms=3.5, queue_from="packets")
+        b = dict(queue_mean=1.7, qdelay_p99_ms=3.6, queue_from="samples")
+        self.assertEqual(report.summarize([a, a])["queue_from"], "packets")
+        self.assertEqual(report.summarize([a, b])["queue_from"], "mixed")
+        self.assertNotIn("queue_from", report.summarize([{}]))
+        with tempfile.TemporaryDirectory() as d:
+            res = _results(Path(d))
+            res["arms"][0]["summary"] = report.summarize([a])
+            res["arms"][1]["summary"] = report.summarize([b])
+            lines = report.table(res).splitlines()
+        self.assertNotIn("†", lines[2])
+        self.assertIn("1.7†", lines[3])
+        self.assertIn("3.60†", lines[3])
+
     def test_plots_written(self):
         with tempfile.TemporaryDirectory() as d:
             d = Path(d)

@@ -34,6 +34,7 @@ QTEXT = """\
           <idle>-0       [000] ..s1.  13.000000: net_dev_xmit: dev=up0 skbaddr=00000000bb len=1514 rc=0
           <idle>-0       [000] ..s1.  13.000000: net_dev_queue: dev=up0 skbaddr=00000000ee len=1514
           <idle>-0       [000] ..s1.  13.000000: net_dev_xmit: dev=up0 skbaddr=00000000ee len=1514 rc=16
+          <idle>-0       [000] ..s1.  13.500000: net_dev_xmit: dev=up0 skbaddr=00000000ee len=1514 rc=1
           <idle>-0       [000] ..s1.  14.000000: net_dev_queue: dev=up0 skbaddr=00000000ff len=1514
 """
 
@@ -41,15 +42,24 @@ QTEXT = """\
 class PacketQueue(unittest.TestCase):
     def test_waits_and_time_average(self):
         # over [11, 15): aa waits 11-11.5 (arrived before: no wait
-        # sample), bb 11-13 (2 s), dd dropped at once, ee leaves at once
-        # (the driver refused it: it left the qdisc all the same), ff from
-        # 14 on; dn0's packet and its drop are another device's
+        # sample), bb 11-13 (2 s), dd dropped at once; ee is refused by
+        # a busy driver at 13 (rc 16: back into the qdisc) and leaves at
+        # 13.5 (the driver dropped it, rc 1: it left the qdisc all the
+        # same); ff from 14 on; dn0's packet and its drop are another
+        # device's
         q = T.packet_queue(QTEXT, "up0", 11.0, 15.0)
         self.assertEqual(q["qdelay_packets"], 2)
-        self.assertAlmostEqual(q["qdelay_p50_ms"], 1000.0)
-        self.assertAlmostEqual(q["qdelay_p99_ms"], 1980.0)
-        # 2 packets 11-11.5, 1 until 13, 0 until 14, 1 until 15
-        self.assertAlmostEqual(q["queue_mean"], (1.0 + 1.5 + 1.0) / 4)
+        self.assertAlmostEqual(q["qdelay_p50_ms"], 1250.0)
+        self.assertAlmostEqual(q["qdelay_p99_ms"], 500 + 1500 * 0.99)
+        self.assertAlmostEqual(q["qdelay_max_ms"], 2000.0)
+        # 2 packets 11-11.5, 1 until 13.5, 0 until 14, 1 until 15
+        self.assertAlmostEqual(q["queue_mean"], (1.0 + 2.0 + 1.0) / 4)
+        self.assertEqual(q["queue_unseen"], 0)
+
+    def test_a_packet_never_seen_leaving_is_flagged(self):
+        # ff, queued at 14, still counted at 20
+        self.assertEqual(T.packet_queue(QTEXT, "up0", 10.0, 20.0)
+                         ["queue_unseen"], 1)
 
     def test_window_cuts_the_area(self):
         q = T.packet_queue(QTEXT, "up0", 10.0, 11.0)
@@ -63,7 +73,8 @@ class PacketQueue(unittest.TestCase):
         stats = ("entries: 10\noverrun: 3\ncommit overrun: 7\nbytes: 99\n"
                  "oldest event ts:  5.000001\nnow ts:  6.0\n"
                  "dropped events: 2\nread events: 0\n")
-        self.assertEqual(T._lost(stats), 5)
+        # overrun, commit overrun and dropped events all lost one
+        self.assertEqual(T._lost(stats), 12)
 
 
 class Breakdown(unittest.TestCase):
@@ -135,6 +146,32 @@ class Breakdown(unittest.TestCase):
         self.assertEqual(len(q), 21)
         self.assertAlmostEqual(q[0], 50.0)
         self.assertAlmostEqual(q[20], 250.0)
+
+    def test_timers_run_in_one_expiry_are_batched(self):
+        text = "\n".join([
+            " <idle>-0 [000] d.h2. 1.0: hrtimer_start: hrtimer=aa function=tcp_pace_kick expires=1000000 softexpires=1000000 mode=ABS",
+            " <idle>-0 [000] d.h2. 1.0: hrtimer_start: hrtimer=bb function=tcp_pace_kick expires=1050000 softexpires=1050000 mode=ABS",
+            " <idle>-0 [001] d.h2. 1.0: hrtimer_start: hrtimer=cc function=tcp_pace_kick expires=1000000 softexpires=1000000 mode=ABS",
+            " <idle>-0 [000] d.h2. 1.0: hrtimer_start: hrtimer=dd function=qdisc_watchdog expires=1000000 softexpires=1000000 mode=ABS",
+            # aa and bb in one expiry of CPU 0; cc at the same time on
+            # CPU 1 and dd, of another function, are not batched with them
+            " <idle>-0 [000] ..s2. 1.1: hrtimer_expire_entry: hrtimer=aa function=tcp_pace_kick now=1100000",
+            " <idle>-0 [000] ..s2. 1.1: hrtimer_expire_entry: hrtimer=bb function=tcp_pace_kick now=1100000",
+            " <idle>-0 [001] ..s2. 1.1: hrtimer_expire_entry: hrtimer=cc function=tcp_pace_kick now=1100000",
+            " <idle>-0 [000] d.h2. 1.1: hrtimer_expire_entry: hrtimer=dd function=qdisc_watchdog now=1100000",
+        ])
+        t = T.timer_lateness(text)
+        self.assertEqual(t["tcp_pace_kick"]["count"], 3)
+        self.assertEqual(t["tcp_pace_kick"]["batched"], 2)
+        self.assertEqual(t["qdisc_watchdog"]["batched"], 0)
+
+    def test_arrival_gaps(self):
+        b = T.breakdown(T.parse(TEXT, "up0"), 12e6)
+        # arrivals at 0, 0.5, 6, 10 ms: none within 100 us of the last
+        self.assertEqual(b["arrival_gaps"],
+                         {"10us": 0.0, "50us": 0.0, "100us": 0.0})
+        self.assertEqual(T._gaps([0.0, 0.000005, 0.00004, 0.001]),
+                         {"10us": 1 / 3, "50us": 2 / 3, "100us": 2 / 3})
 
     def test_nothing_traced(self):
         self.assertIsNone(T.breakdown([], 1e6))
