@@ -79,9 +79,10 @@ dumbbell_run() {
 	# wait: as many as the bytes the qdisc sent make full packets (within
 	# 3 %) and every packet counted as queued was seen leaving; no wait
 	# is longer than a full buffer takes at the link's rate (17 x 1.21
-	# ms, with a millisecond of slack: a guest starved of CPU lets the
+	# ms) plus 5 ms, the latest a timer of an idle guest ran in the
+	# traces (docs/design/decbit.md): a guest starved of CPU lets the
 	# shaper fall behind its rate, a machine's limit, hence a
-	# perf_check); the 100 ms samples of Reno's standing queue,
+	# perf_check; the 100 ms samples of Reno's standing queue,
 	# an independent measure, agree with the trace's time average within
 	# a third.
 	local a from n unseen qm qs p50 p99 max exp_n
@@ -93,7 +94,7 @@ dumbbell_run() {
 		check "${a}_queue_from_packets" test "$from" = packets
 		check "${a}_every_packet_waited ($n ~ $exp_n)" between "$n" "$(( exp_n * 97 / 100 ))" "$(( exp_n * 103 / 100 + 1 ))"
 		check "${a}_every_packet_left" test "$unseen" = 0
-		perf_check "${a}_wait_within_buffer" fcmp "$max" '<=' 21.6
+		perf_check "${a}_wait_within_buffer" fcmp "$max" '<=' 25.6
 		[ "$a" = reno+pfifo ] || continue
 		check "reno_trace_and_samples_agree ($qm ~ $qs)" between "$qm" "$(awk -v s="$qs" 'BEGIN { print s * 2 / 3 }')" "$(awk -v s="$qs" 'BEGIN { print s * 4 / 3 }')"
 	done
