@@ -60,9 +60,10 @@ dumbbell_run() {
 	# guest costs some more (docs/testing.md).  The busy fraction after
 	# warm-up is wire bytes, so it is at least the goodput's share of the
 	# link over the whole flow (start-up included): a second, independent
-	# measurement of the same link.  (It assumes both flows run the whole
-	# 8 s: a guest too slow to start iperf3 on time, a debug kernel's,
-	# gave util 0.25 against goodput 5.11 Mbit/s, hence a perf_check.)
+	# measurement of the same link.  (It assumes both flows and the
+	# sampler keep to the scenario's 8 s; a debug kernel's guest, ten
+	# times slower, gave util 0.25 against goodput 5.11 Mbit/s: a
+	# perf_check.)
 	check "reno_two_flows_delivered" test "$(nflows reno+pfifo)" = 2
 	perf_check "reno_utilization_0.65_to_1.02" between "$(arm reno+pfifo utilization)" 0.65 1.02
 	perf_check "reno_utilization_covers_goodput" fcmp "$(arm reno+pfifo utilization)" '>=' \
