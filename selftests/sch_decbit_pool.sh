@@ -142,7 +142,10 @@ input_alone() {
 	in_used=$(col_max 4)
 	in_input=$(col_max 5)
 	log "input alone, 30 Mbit/s into 10: $(rx 5201) bit/s received; pool_used max $in_used, pool_input max $in_input; ibl_dropped $(st o1 ibl_dropped), pool_dropped $(st o1 pool_dropped)"
-	check "input_held_to_N_I (max $in_input <= $NI)" test "$in_input" -le $NI -a "$in_used" -le $NI -a "$in_input" -ge 1
+	check "input_held_to_N_I (max $in_input <= $NI)" test "$in_input" -le $NI -a "$in_used" -le $NI
+	# (not vacuous: the samples saw input buffers held; a guest too slow
+	# to overload the link, or to sample it, sees none)
+	perf_check "input_held_seen (max $in_input >= 1)" test "$in_input" -ge 1
 	check "input_refused_by_ibl" test "$(st o1 ibl_dropped)" -gt 0 -a "$(st o1 pool_dropped)" = 0
 }
 
@@ -161,9 +164,12 @@ input_and_transit() {
 	limited_passes() {
 		fcmp "$rx_in" '>' 100000 && fcmp "$rx_tr" '>=' "$(awk -v i="$rx_in" 'BEGIN { print 2 * i }')"
 	}
-	check "input_limited_transit_passes (transit $rx_tr >= 2 x input $rx_in > 0)" limited_passes
+	# (the shares show only under overload: 60 Mbit/s into 10)
+	perf_check "input_limited_transit_passes (transit $rx_tr >= 2 x input $rx_in > 0)" limited_passes
 	check "pool_bounds_held (used $mix_used <= $NT, input $mix_input <= $NI)" \
-		test "$mix_used" -le $NT -a "$mix_input" -le $NI -a "$mix_used" -ge $((NT - 2)) -a "$(st o1 ibl_dropped)" -gt "$ibl0"
+		test "$mix_used" -le $NT -a "$mix_input" -le $NI
+	perf_check "pool_filled_and_ibl_refused (used $mix_used >= $((NT - 2)))" \
+		test "$mix_used" -ge $((NT - 2)) -a "$(st o1 ibl_dropped)" -gt "$ibl0"
 	log "received in all: $(awk -v a="$rx_in" -v b="$rx_tr" -v c=$C 'BEGIN { printf "%.3f", (a + b) / c }') of one egress"
 }
 
@@ -179,9 +185,12 @@ two_egresses() {
 	# samples where o1's pool count exceeds o1's own queue by >= 3: o2's packets
 	others=$(awk '!/^#/ && $4 >= $2 + 3 && $3 >= 3 { n++ } END { print n + 0 }' "$TMP_DIR/ps")
 	log "two egresses, transit 30 Mbit/s each: $(rx 5202) and $(rx 5203) bit/s; queue max o1 $q1 o2 $q2; pool_used max $sh_used; samples with both queues in the pool $others of $(grep -vc '^#' "$TMP_DIR/ps"); pool_dropped o1 $(st o1 pool_dropped) o2 $(st o2 pool_dropped)"
-	check "pool_shared_by_two_egresses ($others samples)" test "$others" -ge 5 -a "$sh_used" -le $NT
+	check "pool_bounded_for_two_egresses ($sh_used <= $NT)" test "$sh_used" -le $NT
+	# (both queues in the pool at once, and the pool full, need both
+	# egresses overloaded: a guest too slow to send 60 Mbit/s sees neither)
+	perf_check "pool_shared_by_two_egresses ($others samples)" test "$others" -ge 5
 	# (each qdisc's own limit is 1000: only the pool refuses)
-	check "both_egresses_refused_by_pool" test "$(st o1 pool_dropped)" -gt 0 -a "$(st o2 pool_dropped)" -gt 0
+	perf_check "both_egresses_refused_by_pool" test "$(st o1 pool_dropped)" -gt 0 -a "$(st o2 pool_dropped)" -gt 0
 	both_served() { fcmp "$(rx 5202)" '>=' 1000000 && fcmp "$(rx 5203)" '>=' 1000000; }
 	check "both_egresses_served" both_served
 

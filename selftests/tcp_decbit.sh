@@ -137,7 +137,9 @@ cc_after_connect() {	# TCP_ECN: "<cc of the data connection> <fallbacks added>"
 	f0=$(decbit_fallbacks)
 	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C decbit -t 4 >/dev/null 2>&1 &
 	c=$!
-	for _ in 1 2 3 4 5 6; do
+	# (while the client runs: a debug kernel's guest took over 3 s to
+	# connect)
+	while kill -0 "$c" 2>/dev/null; do
 		sleep 0.5
 		cc=$(acked_by_port | awk '$1 == 5201 { print $3 }')
 		[ -n "$cc" ] && [ "$cc" != cubic ] && break
@@ -252,7 +254,9 @@ one_flow() {
 	}' "$TMP_DIR/tt" >"$TMP_DIR/tc"
 	read -r n_inc n_dec n_hold bad_inc bad_dec <"$TMP_DIR/tc"
 	log "trace: $(wc -l <"$TMP_DIR/tt") decisions: $n_inc increase ($bad_inc off-policy), $n_dec decrease ($bad_dec off-policy), $n_hold hold; e.g. $(grep -m1 'reason=decrease' "$TMP_DIR/tt" | sed 's/.*decbit_decision: //')"
-	check "trace_decisions" test "$n_inc" -gt 5 -a "$n_dec" -gt 5
+	# (decreases need the flow to reach the knee: a count that needs the
+	# flow to move)
+	perf_check "trace_decisions" test "$n_inc" -gt 5 -a "$n_dec" -gt 5
 	check "trace_increase_is_plus_one_below_cutoff" test "$bad_inc" = 0
 	check "trace_decrease_is_7_8_at_cutoff" test "$bad_dec" = 0
 	rm -f "$TMP_DIR/tt" "$TMP_DIR/tc"
