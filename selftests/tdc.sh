@@ -38,8 +38,8 @@ rc=$?
 [ -s "$out/results.tap" ] || { sed 's/^/# /' "$out/tdc.log" | tail -n 30; }
 log "tdc.py exited $rc"
 
-# tdc's TAP, one line per case (a failure's commands and message follow,
-# indented): results here, the details as diagnostics
+# tdc's TAP, one line per case (a failure's commands, message and output
+# follow): results here, the details as diagnostics
 seen=0
 while IFS= read -r line; do
 	if [[ $line =~ ^(not\ )?ok\ [0-9]+\ (.*)$ ]]; then
@@ -52,7 +52,8 @@ while IFS= read -r line; do
 		else
 			ktap_result pass "$desc"
 		fi
-	elif [[ $line =~ ^[[:space:]] ]]; then
+	elif [ -n "$line" ]; then
+		# (a command's output need not be indented: tc -j's JSON is not)
 		echo "#  $line"
 	fi
 done <"$out/results.tap"
