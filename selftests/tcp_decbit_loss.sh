@@ -208,7 +208,10 @@ prr_recovery() {
 			[ $((20 * prr[k])) -ge $((13 * prr[0])) ] || return 1
 		done
 	}
-	check "recovery_by_prr_window_above_0.65W_at_first_acks" prr_gradual
+	# (a guest too slow to take each ACK as it comes acks more per ACK,
+	# and PRR's window falls faster per ACK: the debug kernel's gave
+	# 25 18 17 for W 27)
+	perf_check "recovery_by_prr_window_above_0.65W_at_first_acks" prr_gradual
 	check "recovery_reaches_target_within_2W_acks (from ACK ${at_target:-none})" test -n "$at_target"
 }
 
