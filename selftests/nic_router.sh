@@ -99,7 +99,8 @@ decbit_paced_root() {
 	ce1=$(ce)
 	marked=$(qdisc_stat "$R" nic1 marked)
 	log "root, rate 40mbit threshold 2: $bps bit/s, marked $marked, receiver CE $((ce1 - ce0)), drops $(qdisc_stat "$R" nic1 drops), requeues $(qdisc_stat "$R" nic1 requeues)"
-	check "paced_marked_equals_receiver_ce ($marked = $((ce1 - ce0)))" test "$marked" = "$((ce1 - ce0))" -a "$marked" -gt 100
+	check "paced_marked_equals_receiver_ce ($marked = $((ce1 - ce0)))" test "$marked" = "$((ce1 - ce0))" -a "$marked" -gt 0
+	perf_check "paced_marks_many ($marked > 100)" test "$marked" -gt 100
 	check "paced_no_drops" test "$(qdisc_stat "$R" nic1 drops)" = 0
 	perf_check "paced_rate_held ($bps bit/s)" between "$bps" 10000000 41000000
 }
@@ -186,7 +187,8 @@ hbh_bypass() {
 	bound=$(awk -v m=$MTU_WIRE -v p=$PERIOD_S 'BEGIN { printf "%.0f", 10000000 + m * 8 / p }')
 	share=$(awk 'BEGIN { printf "%.0f", 0.9 * 0.5 * 10000000 * 1448 / 1514 }')
 	log "bypass across the NIC: blaster sent/refused $(cat "$TMP_DIR/blast"); nic1 egress $egress bit/s (bound $bound); tcp $tcp bit/s (>= $share)"
-	check "hbh_bypass_egress_within_rate ($share <= $egress <= $bound bit/s)" test "$egress" -le "$bound" -a "$egress" -ge "$share"
+	check "hbh_bypass_egress_within_rate ($egress <= $bound bit/s)" test "$egress" -le "$bound"
+	perf_check "hbh_bypass_egress_link_busy ($egress >= $share bit/s)" test "$egress" -ge "$share"
 	perf_check "hbh_bypass_data_keeps_share ($tcp >= $share bit/s)" fcmp "$tcp" '>=' "$share"
 }
 
