@@ -97,12 +97,26 @@ struct flow {
 
 /*
  * How late a timer fires: uniformly up to @max, or, with @q, as measured:
- * @q[0..20] are the 0th, 5th, ..., 100th percentiles (ns) of a guest's
- * lateness for that timer (tools/experiment run --trace).
+ * @q[0..LATE_POINTS - 1] are a guest's lateness for that timer (ns) at
+ * the percentiles of late_grid (tools/experiment run --trace: "q5_us",
+ * then "qtail_us", then the maximum).  The tail needs its own points: the
+ * lateness between the 95th percentile and the maximum is far from
+ * uniform (in a two-vCPU guest the pacing timer's p95 was 0.88 ms, p99
+ * 2.8 ms, the maximum 6 ms), and interpolating it over one step gave
+ * late timers twice the weight they had.
  */
+#define LATE_POINTS	26
 struct lateness {
 	u64 max;
 	const u64 *q;
+};
+
+/* Percentiles of the points of a lateness table, in 1/10000 of a percent */
+static const u32 late_grid[LATE_POINTS] = {
+	0, 50000, 100000, 150000, 200000, 250000, 300000, 350000, 400000,
+	450000, 500000, 550000, 600000, 650000, 700000, 750000, 800000,
+	850000, 900000, 950000, 960000, 970000, 980000, 990000, 999000,
+	1000000,
 };
 
 /* What a run models besides the two cores: all 0 is the exact loop. */
@@ -223,10 +237,12 @@ static u64 late_draw(struct loop *l, const struct lateness *x)
 
 	if (x->q) {
 		/* between two neighbouring percentiles, linearly */
-		r = rnd(l) % 20000;
-		i = r / 1000;
-		f = r % 1000;
-		return x->q[i] + (x->q[i + 1] - x->q[i]) * f / 1000;
+		r = rnd(l) % late_grid[LATE_POINTS - 1];
+		for (i = 0; late_grid[i + 1] <= r; i++)
+			;
+		f = r - late_grid[i];
+		return x->q[i] + (x->q[i + 1] - x->q[i]) * f /
+			(late_grid[i + 1] - late_grid[i]);
 	}
 	return x->max ? rnd(l) % (x->max + 1) : 0;
 }
@@ -906,25 +922,26 @@ static void test_late_timer(void **state)
  * packet sent late brings the next one forward by up to half a gap),
  * pacing timers late by up to 1 ms, and pacing faster than cwnd/srtt.
  * None of them takes the loop below 0.93 of the link: what the guest
- * loses (0.89 in make demo) is not in the sources' behaviour modelled
- * here.
+ * loses (0.90 in make demo) is not in the sources' behaviour modelled
+ * here, each timer late on its own.
  */
 /*
  * Timer lateness measured in a make demo guest (6.12, two vCPUs, idle
- * host; tools/experiment run --trace 14:4 of the threshold-2 arm), ns:
- * percentiles 0, 5, ..., 100 of the qdiscs' watchdogs (netem's and
- * sch_decbit's) and of TCP's pacing timer.
+ * host; tools/vm 6.12 -- tools/experiment run demo --arms "decbit+decbit
+ * threshold 2" --trace 14:4, rep 1 of 2, which kept the link 0.901
+ * busy), ns, at the percentiles of late_grid: the qdiscs' watchdogs
+ * (netem's and sch_decbit's) and TCP's pacing timer.
  */
-static const u64 guest_watchdog[21] = {
-	0, 13000, 27000, 38000, 49000, 60000, 71000, 80000, 88000, 93000,
-	96000, 98000, 101000, 103000, 106000, 112000, 120000, 129000, 150000,
-	256000, 4668000,
+static const u64 guest_watchdog[LATE_POINTS] = {
+	0, 12000, 25000, 38000, 49000, 59000, 66000, 73000, 81000, 87000,
+	92000, 98000, 103000, 109000, 115000, 123000, 134000, 157000, 211000,
+	319000, 362000, 448000, 606000, 1537000, 3989000, 5681000,
 };
 
-static const u64 guest_pacing[21] = {
-	0, 27000, 43000, 57000, 72000, 83000, 92000, 97000, 101000, 105000,
-	109000, 115000, 121000, 129000, 141000, 160000, 193000, 249000, 356000,
-	829000, 5500000,
+static const u64 guest_pacing[LATE_POINTS] = {
+	0, 38000, 59000, 76000, 89000, 98000, 108000, 118000, 128000, 139000,
+	151000, 165000, 183000, 206000, 237000, 274000, 326000, 398000,
+	537000, 878000, 1015000, 1294000, 1922000, 2823000, 4335000, 6052000,
 };
 
 static void test_linux_sources(void **state)
@@ -991,27 +1008,32 @@ static void test_linux_sources(void **state)
  * sources settle at smaller windows; each netem hop likewise releases
  * ACKs and packets in batches.  The model arms each timer on one of two
  * CPUs at random, as the guest's two vCPUs did, and replays the
- * lateness the guest measured.  It lands where the guest does:
+ * lateness the guest measured.  It lands where the guest does (guest:
+ * 6.12, 2 vCPUs, the demo dumbbell, tools/experiment with --trace 14:4):
  *
- *                          guest (make demo, 6.12, 2 vCPUs)  model
- *   utilisation            0.85-0.89 (five runs)             0.867
- *   packets marked         36 %                              36 %
- *   mean queue             1.32 (time average of a trace)    1.17
- *   wait at the router     p50 0.63 ms, p99 3.49 ms          0.69, 3.39
+ *                          guest                              model
+ *   utilisation            0.893-0.901 (two traced runs),     0.907
+ *                          0.898 (make demo), 0.91 +-0.00
+ *                          (decbit-threshold, 3 runs)
+ *   mean queue             1.27-1.29 (time average, trace)    1.11
+ *   wait at the router     p50 0.64 ms, p99 4.0-4.4 ms        0.63, 2.71
  *   pacing timers run in
- *     another's batch      31 %                              23 %
+ *     another's batch      38-40 %                            24 %
  *   arrivals < 50 / 100 us
- *     after the last       139 / 193 per 1000                170 / 200
- *   pacing 120 / 150 %     0.82 / 0.79                       0.81 / 0.77
+ *     after the last       145-158 / 195-202 per 1000         158 / 187
+ *   threshold 1            0.77 (make demo), 0.75 +-0.02      0.766
+ *   pacing 120 / 150 %     0.03 / 0.06 below 100 %            0.04 / 0.06
+ *                          (one run each, another host)
  *
  * With every timer on time no batches form and the link stays 0.957
  * busy; the lateness with each timer alone (test_linux_sources) gives
- * 0.93: the loss is the product of the two, the emulator's clock and
+ * 0.948: the loss is the product of the two, the emulator's clock and
  * Linux's batching, not of the two cores.  A machine whose timers run
  * within a few microseconds of their time (a few hundredths of a
  * service time) is near the on-time row.  The model batches fewer
  * pacing timers than the guest: it draws the per-timer lateness once per
- * expiry, while a timer that joins an expiry already due is less late.  Measured over 10-30 s (the
+ * expiry, while a timer that joins an expiry already due is less late;
+ * and its waits have a shorter tail.  Measured over 10-30 s (the
  * guest's utilisation over the experiment runner's 2-30 s is lower by
  * 0.007-0.014).
  */
@@ -1028,7 +1050,7 @@ static void test_timer_batches(void **state)
 		{ "watchdogs late, pacing timers on time", 2000, 0, false, true },
 		{ "as measured, pacing 120%", 2000, 120, true, true },
 		{ "as measured, pacing 150%", 2000, 150, true, true },
-		{ "as measured, C = 1 (guest 0.76)", 1000, 0, true, true },
+		{ "as measured, C = 1", 1000, 0, true, true },
 		{ "on time, C = 1", 1000, 0, false, false },
 	};
 	u64 u[8];
@@ -1064,7 +1086,7 @@ static void test_timer_batches(void **state)
 		u[i] = util_milli(l);
 		if (i == 0) {
 			/* where the guest is */
-			assert_true(u[0] >= 830 && u[0] <= 900);
+			assert_true(u[0] >= 880 && u[0] <= 930);
 			assert_true(l->batched * 1000 >= l->pace_runs * 150);
 		}
 	}
@@ -1075,14 +1097,15 @@ static void test_timer_batches(void **state)
 	assert_true(u[0] < u[2] && u[0] < u[3]);
 	/* faster pacing makes it worse, as in the guest */
 	assert_true(u[4] < u[0] && u[5] < u[4]);
-	assert_true(u[6] < u[7]);
+	/* threshold 1, where the guest is */
+	assert_true(u[6] >= 730 && u[6] <= 800 && u[6] < u[7]);
 }
 
 /*
  * The same replay on the selftests' dumbbell (10 Mbit/s, 20 ms), two
  * flows at C = 2, where a service time is 1.2 ms and the guest's 0.1 ms
  * a twelfth of it: make check's guests measured 0.950-0.952 with 1.4-1.5
- * packets queued (docs/design/decbit.md), the model gives 0.938 and 1.44
+ * packets queued (docs/design/decbit.md), the model gives 0.953 and 1.46
  * (0.967 on time).
  */
 static void test_timer_batches_two_flows(void **state)
@@ -1099,6 +1122,57 @@ static void test_timer_batches_two_flows(void **state)
 	report("two flows, C = 2, timers batched on 2 CPUs, as measured", l);
 	assert_true(util_milli(l) >= 920 && util_milli(l) <= 965);
 	assert_true(queue_milli(l) >= 1000 && queue_milli(l) <= 2000);
+}
+
+/*
+ * Timer lateness in a one-vCPU guest (6.12, idle host; the same run with
+ * tools/vm --cpus 1, rep 1 of 2, link 0.930 busy), ns, at the
+ * percentiles of late_grid.
+ */
+static const u64 guest1_watchdog[LATE_POINTS] = {
+	0, 9000, 18000, 28000, 37000, 46000, 55000, 58000, 60000, 62000,
+	64000, 65000, 67000, 69000, 71000, 74000, 79000, 88000, 102000,
+	125000, 132000, 138000, 147000, 168000, 845000, 2419000,
+};
+
+static const u64 guest1_pacing[LATE_POINTS] = {
+	0, 37000, 60000, 67000, 72000, 77000, 81000, 88000, 98000, 111000,
+	123000, 137000, 152000, 165000, 181000, 201000, 226000, 270000,
+	330000, 413000, 437000, 463000, 514000, 574000, 1530000, 2954000,
+};
+
+/*
+ * Out of sample: the demo dumbbell at C = 2 in a guest with one vCPU,
+ * where every timer runs on the same CPU and the measured lateness is
+ * smaller (watchdogs p50 64 us, p99 168-193 us; pacing p50 123-139 us,
+ * p99 574-664 us).  The guest gave 0.930 and 0.929 (two runs), mean
+ * queue 1.19-1.30, wait p50 0.58-0.59 ms, p99 3.6-4.8 ms, pacing timers
+ * batched 31-34 %, arrivals within 50 / 100 us of the last 9-10 /
+ * 15-16 %; the model 0.951, 1.29, 0.53 / 3.89 ms, 26 %, 13 / 15 %: the
+ * guest's timers were not used to build the model, and its prediction
+ * is within 0.03.
+ */
+static void test_timer_batches_one_cpu(void **state)
+{
+	struct model_opts o = {
+		.cwnd_limited = true, .delack = true, .credit = true,
+		.catchup = DECBIT_CATCHUP_DEFAULT, .cpus = 1,
+		.src_late.q = guest1_pacing, .late.q = guest1_watchdog,
+	};
+	const struct loop *l;
+
+	(void)state;
+	l = run_opts(DEMO_SERVICE, DEMO_PROP, 4, 2000, &o, 10000 * MS,
+		     30000 * MS);
+	report("demo dumbbell, C = 2, timers batched on 1 CPU, as measured", l);
+	print_message("#   pacing timers batched %llu per 1000; arrivals within 10/50/100 us of the last %llu/%llu/%llu per 1000; wait p50 %llu us, p99 %llu us\n",
+		      (unsigned long long)(l->batched * 1000 / l->pace_runs),
+		      (unsigned long long)(l->gap_lt[0] * 1000 / l->gaps),
+		      (unsigned long long)(l->gap_lt[1] * 1000 / l->gaps),
+		      (unsigned long long)(l->gap_lt[2] * 1000 / l->gaps),
+		      (unsigned long long)sojourn_us(l, 50),
+		      (unsigned long long)sojourn_us(l, 99));
+	assert_true(util_milli(l) >= 900 && util_milli(l) <= 960);
 }
 
 /*
@@ -1165,6 +1239,7 @@ int main(void)
 		cmocka_unit_test(test_linux_sources),
 		cmocka_unit_test(test_timer_batches),
 		cmocka_unit_test(test_timer_batches_two_flows),
+		cmocka_unit_test(test_timer_batches_one_cpu),
 		cmocka_unit_test(test_threshold_trade_off),
 	};
 

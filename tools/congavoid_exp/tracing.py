@@ -186,8 +186,10 @@ def timer_lateness(text):
     hrtimer_start and hrtimer_expire_entry events of a trace's text, by
     the timer's function (qdisc_watchdog: netem's and the self-shaping
     qdiscs' watchdogs; tcp_pace_kick: TCP's internal pacing).  "q5_us"
-    are the 0th, 5th, ..., 100th percentiles, the table
-    tcp_decbit/decbit_loop_test.c takes to replay a guest's lateness.
+    are the 0th, 5th, ..., 100th percentiles and "qtail_us" the 96th,
+    97th, 98th, 99th and 99.9th: q5_us[:20] + qtail_us + q5_us[20:] is
+    the table tcp_decbit/decbit_loop_test.c takes to replay a guest's
+    lateness (its tail is far from uniform between p95 and the maximum).
     "batched": how many of them ran in the same expiry (one CPU, one
     reading of the clock, "now") as another timer of the same function
     (for tcp_pace_kick: another flow's, each socket has one)."""
@@ -214,6 +216,8 @@ def timer_lateness(text):
     return {f: {"count": len(v), "p50_us": M.percentile(v, 50),
                 "p99_us": M.percentile(v, 99), "max_us": max(v),
                 "q5_us": [M.percentile(v, 5 * k) for k in range(21)],
+                "qtail_us": [M.percentile(v, q)
+                             for q in (96, 97, 98, 99, 99.9)],
                 "batched": batched.get(f, 0)}
             for f, v in late.items()}
 

@@ -146,6 +146,9 @@ class Breakdown(unittest.TestCase):
         self.assertEqual(len(q), 21)
         self.assertAlmostEqual(q[0], 50.0)
         self.assertAlmostEqual(q[20], 250.0)
+        tail = t["qdisc_watchdog"]["qtail_us"]
+        self.assertEqual(len(tail), 5)
+        self.assertTrue(q[19] <= tail[0] <= tail[4] <= q[20])
 
     def test_timers_run_in_one_expiry_are_batched(self):
         text = "\n".join([
