@@ -65,15 +65,17 @@ window_through_losses() {
 	# one sample may catch the one-packet restart after an RTO, before
 	# the next ACK
 	check "fixedwin_losses_seen ($rtx)" test "${rtx:-0}" -gt 0
-	check "fixedwin_window_kept ($cw_at of $cw_n at 64)" test "$cw_n" -ge 4 -a "$cw_at" -ge $((cw_n - 1)) -a "$cw_max" = 64
+	check "fixedwin_window_kept ($cw_at of $cw_n at 64)" test "$cw_at" -ge $((cw_n - 1)) -a "$cw_max" = 64
+	perf_check "fixedwin_window_sampled ($cw_n >= 4)" test "$cw_n" -ge 4
 	check "fixedwin_delivers" fcmp "${bps:-0}" '>=' 2000000
 	f_rtx=$rtx
 
 	flow reno
 	log "reno: cwnd min $cw_min, max $cw_max ($cw_n samples); retransmits $rtx; $bps bit/s"
 	# slow start may pass 64 before the first loss is seen
-	check "reno_window_moves ($cw_min..$cw_max)" test "$cw_n" -ge 4 -a "$cw_min" -lt 64 -a "$cw_max" -gt "$cw_min"
-	check "reno_fewer_retransmits ($rtx < $f_rtx)" test "${rtx:-0}" -lt "${f_rtx:-0}"
+	# (a slow guest's one or two samples cannot show it move: perf)
+	perf_check "reno_window_moves ($cw_min..$cw_max)" test "$cw_n" -ge 4 -a "$cw_min" -lt 64 -a "$cw_max" -gt "$cw_min"
+	perf_check "reno_fewer_retransmits ($rtx < $f_rtx)" test "${rtx:-0}" -lt "${f_rtx:-0}"
 }
 
 setup_prepare() {
