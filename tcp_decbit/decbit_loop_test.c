@@ -998,6 +998,19 @@ static void test_linux_sources(void **state)
 	}
 }
 
+/* report(), and how the timers batched and the arrivals clumped */
+static void report_batches(const char *name, const struct loop *l)
+{
+	report(name, l);
+	print_message("#   pacing timers batched %llu per 1000; arrivals within 10/50/100 us of the last %llu/%llu/%llu per 1000; wait p50 %llu us, p99 %llu us\n",
+		      (unsigned long long)(l->batched * 1000 / l->pace_runs),
+		      (unsigned long long)(l->gap_lt[0] * 1000 / l->gaps),
+		      (unsigned long long)(l->gap_lt[1] * 1000 / l->gaps),
+		      (unsigned long long)(l->gap_lt[2] * 1000 / l->gaps),
+		      (unsigned long long)sojourn_us(l, 50),
+		      (unsigned long long)sojourn_us(l, 99));
+}
+
 /*
  * What the guest loses, found (issue #21): Linux runs the timers due on a
  * CPU together, at that CPU's next expiry, and a TCG guest's expiries
@@ -1075,14 +1088,7 @@ static void test_timer_batches(void **state)
 		snprintf(name, sizeof(name),
 			 "demo dumbbell, timers batched on 2 CPUs, %s",
 			 cases[i].name);
-		report(name, l);
-		print_message("#   pacing timers batched %llu per 1000; arrivals within 10/50/100 us of the last %llu/%llu/%llu per 1000; wait p50 %llu us, p99 %llu us\n",
-			      (unsigned long long)(l->batched * 1000 / l->pace_runs),
-			      (unsigned long long)(l->gap_lt[0] * 1000 / l->gaps),
-			      (unsigned long long)(l->gap_lt[1] * 1000 / l->gaps),
-			      (unsigned long long)(l->gap_lt[2] * 1000 / l->gaps),
-			      (unsigned long long)sojourn_us(l, 50),
-			      (unsigned long long)sojourn_us(l, 99));
+		report_batches(name, l);
 		u[i] = util_milli(l);
 		if (i == 0) {
 			/* where the guest is */
@@ -1164,14 +1170,8 @@ static void test_timer_batches_one_cpu(void **state)
 	(void)state;
 	l = run_opts(DEMO_SERVICE, DEMO_PROP, 4, 2000, &o, 10000 * MS,
 		     30000 * MS);
-	report("demo dumbbell, C = 2, timers batched on 1 CPU, as measured", l);
-	print_message("#   pacing timers batched %llu per 1000; arrivals within 10/50/100 us of the last %llu/%llu/%llu per 1000; wait p50 %llu us, p99 %llu us\n",
-		      (unsigned long long)(l->batched * 1000 / l->pace_runs),
-		      (unsigned long long)(l->gap_lt[0] * 1000 / l->gaps),
-		      (unsigned long long)(l->gap_lt[1] * 1000 / l->gaps),
-		      (unsigned long long)(l->gap_lt[2] * 1000 / l->gaps),
-		      (unsigned long long)sojourn_us(l, 50),
-		      (unsigned long long)sojourn_us(l, 99));
+	report_batches("demo dumbbell, C = 2, timers batched on 1 CPU, as measured",
+		       l);
 	assert_true(util_milli(l) >= 900 && util_milli(l) <= 960);
 }
 
