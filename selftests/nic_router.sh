@@ -49,7 +49,7 @@ no_root() { tc -n "$1" qdisc del dev "$2" root 2>/dev/null; return 0; }
 bql() { ip netns exec "$R" sh -c "for q in /sys/class/net/nic1/queues/tx-*/byte_queue_limits; do echo $1 > \$q/limit_max; done"; }
 churn() {
 	local i
-	for i in $(seq 1 20); do
+	for i in $(seq 1 10); do
 		tc -n "$R" qdisc change dev nic1 root decbit limit 1 &&
 		tc -n "$R" qdisc change dev nic1 root decbit limit 400 &&
 		tc -n "$R" qdisc change dev nic1 root decbit pool 2 &&
