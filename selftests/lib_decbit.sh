@@ -22,6 +22,23 @@ qdisc_rate() {
 		      else print "nan nan 0" }'
 }
 
+# qdisc_rate_backlogged RATE PKT_BYTES [FROM_MS TO_MS] < SAMPLES: the
+# bytes sent per second over RATE bit/s in the sample intervals that began
+# with at least an interval's worth of packets of PKT_BYTES queued (the
+# link had work throughout, whatever the sender did meanwhile), and the
+# milliseconds those intervals cover: "<rate ratio> <ms>"
+qdisc_rate_backlogged() {
+	awk -v r="$1" -v pkt="$2" -v lo="${3:-0}" -v hi="${4:-1e18}" '
+		!/^#/ && $1 >= lo && $1 <= hi {
+			if (n++ && q * pkt * 8 >= r * ($1 - t) / 1000) {
+				b += $2 - b1; ms += $1 - t
+			}
+			t = $1; b1 = $2; q = $3
+		}
+		END { if (ms > 0) printf "%.3f %d\n", b * 8 / (ms / 1000) / r, ms
+		      else print "nan 0" }'
+}
+
 # decbit_fallbacks: tcp_decbit's count of connections that fell back to
 # Reno (no ECN negotiated)
 decbit_fallbacks() { cat /sys/module/tcp_decbit/parameters/reno_fallbacks; }

@@ -99,8 +99,10 @@ marking() {
 # keeps its rate (catchup 100ms: more than any timer here is late), and
 # catchup never takes it above the rate.  catchup 0 (one service time of
 # grace only) is logged beside it.
+# rate_held RATIO MS: within 0.95-1.02 of the rate, over at least 1 s
+rate_held() { [ "$2" -ge 1000 ] && between "$1" 0.95 1.02; }
 rate_catchup() {
-	local c u q n sp u0=nan u100=nan
+	local c u q n ub ms sp u0=nan u100=nan ms100=0
 	for c in 0 100ms; do
 		decbit_root rate 40mbit limit 300 catchup "$c"
 		# the sampler first: a flood slows a process's start by seconds
@@ -112,11 +114,15 @@ rate_catchup() {
 			log "iperf3: $(tail -n 3 "$TMP_DIR/catchup.$c" | xargs)"
 		wait "$sp"
 		# from 1.5 s to 4.5 s after the start: the queue is full by then
+		# (the rate asserted is the one while the queue held work for the
+		# whole sample interval: a TCG guest's sender stalls at times)
 		read -r u q n <<<"$(qdisc_rate 40000000 1500 4500 <"$TMP_DIR/cu.$c")"
-		log "catchup $c: the link busy $u of 40 Mbit/s, mean queue $q ($n samples)"
-		if [ "$c" = 0 ]; then u0=$u; else u100=$u; fi
+		read -r ub ms <<<"$(qdisc_rate_backlogged 40000000 1500 1500 4500 <"$TMP_DIR/cu.$c")"
+		log "catchup $c: the link busy $u of 40 Mbit/s, mean queue $q ($n samples); $ub while backlogged ($ms ms)"
+		if [ "$c" = 0 ]; then u0=$ub; else u100=$ub ms100=$ms; fi
 	done
-	perf_check "catchup_keeps_the_rate ($u100, catchup 0: $u0)" between "$u100" 0.95 1.02
+	perf_check "catchup_keeps_the_rate ($u100 over $ms100 ms backlogged, catchup 0: $u0)" \
+		rate_held "$u100" "$ms100"
 	perf_check "overloaded_with_a_queue ($q)" fcmp "$q" '>' 10
 }
 
