@@ -12,31 +12,25 @@ qdisc_measure() {
 	"$SELFTESTS_DIR/qdisc_sample.py" "$1" "$2" "$3" 20 | qdisc_rate "$4"
 }
 
-# qdisc_rate RATE [FROM_MS TO_MS] < SAMPLES: the same figures from
-# qdisc_sample.py's lines, those from FROM_MS to TO_MS only if given
+# qdisc_rate RATE [FROM_MS TO_MS [PKT_BYTES]] < SAMPLES: the same figures
+# from qdisc_sample.py's lines, those from FROM_MS to TO_MS only if given.
+# With PKT_BYTES, two more: the bytes sent per second over RATE in the
+# sample intervals that began with at least an interval's worth of packets
+# of PKT_BYTES queued (the link had work throughout, whatever the sender
+# did meanwhile), and the milliseconds those intervals cover
 qdisc_rate() {
-	awk -v r="$1" -v lo="${2:-0}" -v hi="${3:-1e18}" \
-		'!/^#/ && $1 >= lo && $1 <= hi { n++; if (n == 1) { t0 = $1; b0 = $2 }
-			t1 = $1; b1 = $2; q += $3 }
-		END { if (n > 1 && t1 > t0) printf "%.3f %.2f %d\n", (b1 - b0) * 8 / ((t1 - t0) / 1000) / r, q / n, n
-		      else print "nan nan 0" }'
-}
-
-# qdisc_rate_backlogged RATE PKT_BYTES [FROM_MS TO_MS] < SAMPLES: the
-# bytes sent per second over RATE bit/s in the sample intervals that began
-# with at least an interval's worth of packets of PKT_BYTES queued (the
-# link had work throughout, whatever the sender did meanwhile), and the
-# milliseconds those intervals cover: "<rate ratio> <ms>"
-qdisc_rate_backlogged() {
-	awk -v r="$1" -v pkt="$2" -v lo="${3:-0}" -v hi="${4:-1e18}" '
+	awk -v r="$1" -v lo="${2:-0}" -v hi="${3:-1e18}" -v pkt="${4:-0}" '
 		!/^#/ && $1 >= lo && $1 <= hi {
-			if (n++ && q * pkt * 8 >= r * ($1 - t) / 1000) {
-				b += $2 - b1; ms += $1 - t
-			}
-			t = $1; b1 = $2; q = $3
+			if (n++ == 0) { t0 = $1; b0 = $2 }
+			else if (q * pkt * 8 >= r * ($1 - t1) / 1000) { bb += $2 - b1; ms += $1 - t1 }
+			t1 = $1; b1 = $2; q = $3; qs += $3
 		}
-		END { if (ms > 0) printf "%.3f %d\n", b * 8 / (ms / 1000) / r, ms
-		      else print "nan 0" }'
+		END {
+			if (n > 1 && t1 > t0) printf "%.3f %.2f %d", (b1 - b0) * 8 / ((t1 - t0) / 1000) / r, qs / n, n
+			else printf "nan nan 0"
+			if (pkt > 0) printf(ms > 0 ? " %.3f %d" : " nan 0", bb * 8 / ((ms + !ms) / 1000) / r, ms)
+			print ""
+		}'
 }
 
 # decbit_fallbacks: tcp_decbit's count of connections that fell back to

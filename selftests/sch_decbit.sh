@@ -116,8 +116,7 @@ rate_catchup() {
 		# from 1.5 s to 4.5 s after the start: the queue is full by then
 		# (the rate asserted is the one while the queue held work for the
 		# whole sample interval: a TCG guest's sender stalls at times)
-		read -r u q n <<<"$(qdisc_rate 40000000 1500 4500 <"$TMP_DIR/cu.$c")"
-		read -r ub ms <<<"$(qdisc_rate_backlogged 40000000 1500 1500 4500 <"$TMP_DIR/cu.$c")"
+		read -r u q n ub ms <<<"$(qdisc_rate 40000000 1500 4500 1500 <"$TMP_DIR/cu.$c")"
 		log "catchup $c: the link busy $u of 40 Mbit/s, mean queue $q ($n samples); $ub while backlogged ($ms ms)"
 		if [ "$c" = 0 ]; then u0=$ub; else u100=$ub ms100=$ms; fi
 	done
