@@ -96,6 +96,11 @@ def run(path, out=None, arms=None, reps=None, no_plots=False, trace=None):
             print(f"{tag} done in {time.monotonic() - t:.0f} s "
                   f"(elapsed {time.monotonic() - t_start:.0f} s): "
                   f"{report.progress(res)}", flush=True)
+            # figures with a flow missing: kept, but the run failed
+            err = report.run_error(res)
+            if err:
+                entry["error"] = f"rep {rep}: {err}"
+                print(f"{tag} FAILED: {err}", flush=True)
         if entry["runs"]:
             entry["summary"] = report.summarize(entry["runs"])
     report.write(results, outdir)

@@ -11,14 +11,16 @@ from . import graph as G
 
 def jain(xs):
     """Jain's fairness index (sum x)^2 / (n * sum x^2); 1.0 for equal
-    shares, 1/n when one of n takes everything.  None for no input; an
-    all-zero input is treated as fair (1.0)."""
+    shares, 1/n when one of n takes everything.  Undefined (None) for no
+    input, an all-zero input (0/0: nothing was shared, so nothing was
+    measured; issue 36) or any missing (None) share: a caller shows it
+    as missing and a check reading it fails."""
     xs = list(xs)
-    if not xs:
+    if not xs or any(x is None for x in xs):
         return None
     sq = sum(x * x for x in xs)
     if sq == 0:
-        return 1.0
+        return None
     return sum(xs) ** 2 / (len(xs) * sq)
 
 
@@ -61,8 +63,9 @@ def cov(xs):
 
 
 def power(throughput_bps, rtt_s):
-    """Kleinrock's power: throughput divided by delay (bit/s per second)."""
-    if not rtt_s:
+    """Kleinrock's power: throughput divided by delay (bit/s per second);
+    None without a throughput or a delay."""
+    if not rtt_s or throughput_bps is None:
         return None
     return throughput_bps / rtt_s
 
@@ -99,13 +102,18 @@ def value_at(series, t):
 
 def rate_between(series, t0, t1):
     """Average rate of a cumulative counter between t0 and t1 (units of
-    the counter per second); 0 outside the series' span."""
-    if t1 <= t0 or not series:
+    the counter per second; 0 for an empty interval).  None when the
+    series has no sample inside (t0, t1): no sample is no figure, never a
+    rate of 0.  A series covering part of the interval counts no growth
+    outside its span."""
+    if t1 <= t0:
         return 0.0
+    if not series or series[-1][0] <= t0 or series[0][0] >= t1:
+        return None
     a = max(t0, series[0][0])
     b = min(t1, series[-1][0])
-    if b <= a:
-        return 0.0
+    if b <= a:          # one sample: no span to take a rate over
+        return None
     return (value_at(series, b) - value_at(series, a)) / (t1 - t0)
 
 
@@ -133,7 +141,8 @@ def convergence_time(counters, active, change, end, window=1.0,
     t = change + window
     while t <= end + 1e-9:
         rates = [rate_between(counters[f], t - window, t) for f in active]
-        if sum(rates) > 0 and jain(rates) >= target:
+        j = jain(rates)
+        if j is not None and j >= target:
             return t - change
         t += step
     return None
@@ -184,12 +193,14 @@ def dumbbell(sc, arm, samples, flow_results, udp_series):
     t_all1 = min(f["stop"] for f in flows)
     w0, w1 = window(sc)
 
-    # cumulative delivered-bytes series per flow
+    # cumulative delivered-bytes series per flow (a sample without the
+    # counter is left out, not read as 0)
     counters = {}
     for f in flows:
         if f["kind"] == "tcp":
-            counters[f["id"]] = [(s["t"], s.get("bytes_acked", 0))
-                                 for s in tcp if s["flow"] == f["id"]]
+            counters[f["id"]] = [(s["t"], s["bytes_acked"]) for s in tcp
+                                 if s["flow"] == f["id"] and
+                                 s.get("bytes_acked") is not None]
         else:
             counters[f["id"]] = udp_series.get(f["id"], [])
 
@@ -217,7 +228,11 @@ def dumbbell(sc, arm, samples, flow_results, udp_series):
             covs.append(r["cwnd_cov"])
         per_flow.append(r)
 
-    agg = sum(r["throughput_bps"] for r in per_flow)
+    # a flow whose traffic tool reported nothing (runner._flow_result)
+    # leaves the totals unknown: never summed as 0
+    no_result = [r["id"] for r in per_flow
+                 if r.get("bytes") is None or r.get("throughput_bps") is None]
+    agg = None if no_result else sum(r["throughput_bps"] for r in per_flow)
     # new data delivered over the whole run / the data the link could
     # carry (payload of full-sized packets: 1448 of 1514 bytes for TCP
     # with timestamps, size of size + 42 for UDP)
@@ -226,12 +241,17 @@ def dumbbell(sc, arm, samples, flow_results, udp_series):
             f["size"] / (f["size"] + 42) for f in flows]
     cap_data = cap_all * sum(frac) / len(frac)
     useful = sum(r["bytes"] for r in per_flow) * 8 / cap_data \
-        if cap_data else None
-    sent = [(s["t"], s.get("bytes", 0)) for s in q1]
+        if cap_data and not no_result else None
+    # the bottleneck's byte counter in the window; no sample of it there
+    # is no utilisation, not 0
+    sent = [(s["t"], s["bytes"]) for s in q1 if s.get("bytes") is not None]
     cap = sc.capacity(w0, w1)
-    util = rate_between(sent, w0, w1) * (w1 - w0) * 8 / cap \
-        if sent and cap else None
-    # Jain over the interval in which every flow is active (after warm-up)
+    sent_rate = rate_between(sent, w0, w1)
+    util = sent_rate * (w1 - w0) * 8 / cap \
+        if sent_rate is not None and cap else None
+    # Jain over the interval in which every flow is active (after
+    # warm-up); undefined (None) if a flow has no sample there or no flow
+    # delivered anything
     ja0 = t_all0 + sc.warmup
     fair = None
     if t_all1 > ja0:
@@ -250,7 +270,10 @@ def dumbbell(sc, arm, samples, flow_results, udp_series):
                 seen = True
         return tot if seen else None
 
-    rtx = [r["retransmits"] for r in per_flow if r["retransmits"] is not None]
+    # every TCP flow's retransmits, or no total (UDP flows have none)
+    rtx = [r["retransmits"] for r in per_flow if r["kind"] == "tcp"]
+    if None in rtx:
+        rtx = []
     rtt_mean = mean(rtts_all)
     base = [r["min_rtt_ms"] for r in per_flow if r["min_rtt_ms"]]
     base_rtt = min(base) if base else None
@@ -281,6 +304,7 @@ def dumbbell(sc, arm, samples, flow_results, udp_series):
         "marks": delta("marks"),
         "retransmits": sum(rtx) if rtx else None,
         "power": power(agg, rtt_mean / 1000) if rtt_mean else None,
+        "flows_without_result": no_result,
         "norm_power": normalized_power(util, rtt_mean, base_rtt)
         if rtt_mean else None,
         "convergence_s": conv,
@@ -360,10 +384,29 @@ def graph(sc, arm, gen, samples, final, shift=0.0):
         if mean_used else None,
         "pool_used_max": max(used) if used else None,
         "pool_input_max": max(inputs) if inputs else None,
-        "pool_input_limit": max((q.get("pool_input_limit") or 0
-                                 for q in final), default=None),
-        "pool_left": sum({q["router"]: q.get("pool_used") or 0
-                          for q in final}.values()),
+        # the routers' final counters: a router without them makes the
+        # figure unknown (None), never 0
+        "pool_input_limit": _final_max(final, "pool_input_limit"),
+        "pool_left": _final_pool_left(final),
         "series": gen["series"],
         "vc_delivered_pps": gen["vc_delivered_pps"],
     }
+
+
+def _final_max(final, key):
+    """The largest of KEY over the routers' final counters; None if there
+    are none or one lacks KEY."""
+    vals = [q.get(key) for q in final]
+    return max(vals) if vals and None not in vals else None
+
+
+def _final_pool_left(final):
+    """Buffers still held, summed over routers (a router's qdiscs share
+    one pool, so each router counts once); None if there are no final
+    counters or a router's lack the pool."""
+    used = {}
+    for q in final:
+        used[q["router"]] = q.get("pool_used")
+    if not used or None in used.values():
+        return None
+    return sum(used.values())

@@ -59,22 +59,41 @@ def progress(res):
         return (f"{res['delivered_pps']:.1f} of {res['offered_pps']:.1f} "
                 f"pkt/s delivered, VC CoV "
                 f"{'–' if c is None else f'{c:.2f}'}")
-    u, j = res["utilization"], res["jain"]
-    return (f"{res['throughput_bps'] / 1e6:.2f} Mbit/s, util "
+    thr, u, j = res["throughput_bps"], res["utilization"], res["jain"]
+    return (f"{'–' if thr is None else f'{thr / 1e6:.2f}'} Mbit/s, util "
             f"{'–' if u is None else f'{u:.2f}'}, Jain "
             f"{'–' if j is None else f'{j:.3f}'}")
 
 
+def run_error(res):
+    """Why a finished run counts as failed though it has figures (a flow
+    whose traffic tool reported nothing), or None."""
+    missing = res.get("flows_without_result")
+    if missing:
+        return (f"flow {', '.join(str(f) for f in missing)}: the traffic "
+                "tool reported no result")
+    return None
+
+
 def summarize(reps):
     """Mean (and sample standard deviation) of each column over the
-    repetitions of one arm; None where no repetition has a value."""
+    repetitions of one arm.  A figure that some repetition lacks (None:
+    undefined, like Jain's index of flows that delivered nothing, or
+    never reached, like a convergence time) is missing from the summary
+    too, with KEY_missing counting the repetitions without it: the mean
+    of the others would hide it (issue 36)."""
     out = {}
     for key, *_ in COLUMNS + GRAPH_COLUMNS:
-        vals = [r[key] for r in reps if r.get(key) is not None]
-        m = M.mean(vals)
-        sd = None
-        if len(vals) > 1:
-            sd = (sum((v - m) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5
+        vals = [r.get(key) for r in reps]
+        have = [v for v in vals if v is not None]
+        m = sd = None
+        if have and len(have) == len(vals):
+            m = M.mean(have)
+            if len(have) > 1:
+                sd = (sum((v - m) ** 2 for v in have) /
+                      (len(have) - 1)) ** 0.5
+        elif have:
+            out[key + "_missing"] = len(vals) - len(have)
         out[key] = m
         out[key + "_sd"] = sd
     out["repetitions"] = len(reps)
@@ -163,7 +182,8 @@ def legend(results):
         "cwnd CoV: per-flow cwnd std/mean while all flows are active; "
         "useful: new data delivered (all flows) / the data the link "
         "could carry in full-sized packets from the first start to the "
-        "last stop.")
+        "last stop; –: no figure (a repetition without it, e.g. Jain's "
+        "index of flows that delivered nothing, which is undefined).")
 
 
 def plots(results, outdir):
@@ -191,7 +211,8 @@ def plots(results, outdir):
             fs = [s for s in samples if s.get("flow") == fid]
             ax[0].plot([s["t"] for s in fs], [s.get("snd_cwnd") for s in fs],
                        label=f"flow {fid}", lw=0.8)
-            ser = [(s["t"], s.get("bytes_acked", 0)) for s in fs]
+            ser = [(s["t"], s["bytes_acked"]) for s in fs
+                   if s.get("bytes_acked") is not None]
             rs = M.rate_series(ser, 0.5)
             ax[2].plot([t for t, _ in rs], [r * 8e-6 for _, r in rs],
                        label=f"flow {fid}", lw=0.8)
@@ -221,8 +242,15 @@ def plots(results, outdir):
         fig, ax = plt.subplots(1, len(keys), figsize=(4 * len(keys), 4))
         names = [a["name"] for a in ran]
         for axis, (k, label) in zip(ax, keys):
-            vals = [a["summary"].get(k) or 0 for a in ran]
-            axis.bar(range(len(ran)), vals, color="tab:blue")
+            vals = bar_values(ran, k)
+            axis.bar(range(len(ran)),
+                     [float("nan") if v is None else v for v in vals],
+                     color="tab:blue")
+            # a missing figure gets no bar (a bar of 0 would be a figure)
+            for i, v in enumerate(vals):
+                if v is None:
+                    axis.text(i, 0, "n/a", ha="center", va="bottom",
+                              fontsize="small", color="tab:red")
             axis.set_xticks(range(len(ran)), names, rotation=45, ha="right",
                             fontsize="small")
             axis.set_title(label)
@@ -250,6 +278,12 @@ def plots(results, outdir):
         plt.close(fig)
         files.append(f)
     return files
+
+
+def bar_values(ran, key):
+    """KEY of each arm's summary for the comparison bars, None where the
+    figure is missing (drawn as no bar, never as 0)."""
+    return [a["summary"].get(key) for a in ran]
 
 
 def _sweep_curves(ran):

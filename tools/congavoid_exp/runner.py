@@ -215,27 +215,32 @@ def _start_flow(bed, arm, f, outdir):
     return p
 
 
+# a flow whose traffic tool reported nothing: its figures are unknown,
+# never 0 (metrics.dumbbell leaves the run's totals missing and lists the
+# flow in flows_without_result; the run fails: report.run_error)
+NO_RESULT = {"bytes": None, "throughput_bps": None, "retransmits": None}
+
+
 def _flow_result(f, outdir):
     """Delivered bytes, goodput and retransmissions of one flow from the
-    traffic tool's own report (receiver side)."""
+    traffic tool's own report (receiver side); NO_RESULT and an error
+    without one (retransmits None if iperf3 did not give them)."""
     if f["kind"] == "tcp":
         try:
             j = json.loads((outdir / f"iperf-{f['id']}.json").read_text())
             e = j["end"]
             return {"bytes": e["sum_received"]["bytes"],
                     "throughput_bps": e["sum_received"]["bits_per_second"],
-                    "retransmits": e["sum_sent"].get("retransmits", 0)}
-        except (OSError, ValueError, KeyError):
-            return {"bytes": 0, "throughput_bps": 0.0, "retransmits": None,
-                    "error": "iperf3 produced no result"}
+                    "retransmits": e["sum_sent"].get("retransmits")}
+        except (OSError, ValueError, KeyError, TypeError):
+            return dict(NO_RESULT, error="iperf3 produced no result")
     try:
         j = json.loads((outdir / f"sink-{f['id']}.json").read_text())
         return {"bytes": j["bytes"],
                 "throughput_bps": j["bytes"] * 8 / (f["stop"] - f["start"]),
                 "retransmits": None}
-    except (OSError, ValueError, KeyError):
-        return {"bytes": 0, "throughput_bps": 0.0, "retransmits": None,
-                "error": "sink produced no result"}
+    except (OSError, ValueError, KeyError, TypeError):
+        return dict(NO_RESULT, error="sink produced no result")
 
 
 def _udp_series(flows, outdir):

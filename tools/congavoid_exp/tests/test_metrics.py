@@ -20,9 +20,15 @@ class Jain(unittest.TestCase):
     def test_scale_invariant(self):
         self.assertAlmostEqual(M.jain([1, 3]), M.jain([1e6, 3e6]))
 
-    def test_empty_and_zero(self):
+    def test_empty_zero_or_missing_is_undefined(self):
+        # (sum x)^2 / (n sum x^2) is 0/0 for an empty or all-zero series:
+        # no fairness was measured, so no index (issue 36), never 1.0
         self.assertIsNone(M.jain([]))
-        self.assertEqual(M.jain([0, 0]), 1.0)
+        self.assertIsNone(M.jain([0, 0]))
+        self.assertIsNone(M.jain([0.0, 0.0, 0.0, 0.0]))
+        # a flow without a figure leaves the index undefined too
+        self.assertIsNone(M.jain([5, None]))
+        self.assertIsNone(M.jain(iter([])))
 
 
 class Stats(unittest.TestCase):
@@ -51,6 +57,10 @@ class QueueDelay(unittest.TestCase):
         for g, want in zip(got, [1.0, 2.0, 0.0]):
             self.assertAlmostEqual(g, want)
 
+    def test_empty_is_none(self):
+        self.assertEqual(M.queue_delays([], lambda t: 1e6), [])
+        self.assertIsNone(M.mean([]))
+
     def test_zero_rate_skipped(self):
         self.assertEqual(M.queue_delays([{"t": 0, "backlog": 10}],
                                         lambda t: 0), [])
@@ -60,6 +70,8 @@ class Power(unittest.TestCase):
     def test_power(self):
         self.assertAlmostEqual(M.power(20e6, 0.05), 4e8)
         self.assertIsNone(M.power(1, 0))
+        # no throughput figure is no power, never 0
+        self.assertIsNone(M.power(None, 0.05))
 
     def test_normalized_power(self):
         # full link at the base RTT is 1; doubling the delay halves it
@@ -81,6 +93,17 @@ class Series(unittest.TestCase):
         self.assertAlmostEqual(M.rate_between(self.ramp, 0, 2), 150)
         self.assertAlmostEqual(M.rate_between(self.ramp, 1, 2), 200)
         self.assertEqual(M.rate_between(self.ramp, 2, 1), 0.0)
+
+    def test_rate_without_samples_is_none(self):
+        # a counter with no sample in the interval says nothing about
+        # the rate there: None, never a rate of 0
+        self.assertIsNone(M.rate_between([], 0, 2))
+        self.assertIsNone(M.rate_between(self.ramp, 3, 5))
+        self.assertIsNone(M.rate_between(self.ramp, -5, -1))
+        # a series that only touches the interval's end has no span in it
+        self.assertIsNone(M.rate_between(self.ramp, 2, 5))
+        self.assertIsNone(M.rate_between(self.ramp, -1, 0))
+        self.assertIsNone(M.rate_between([(1.0, 100)], 0, 2))
 
     def test_rate_series(self):
         rs = M.rate_series(self.ramp, 1.0)
@@ -120,6 +143,14 @@ class Convergence(unittest.TestCase):
     def test_never_converges(self):
         c = _flows(lambda f, t: 900 if f == 1 else 100)
         self.assertIsNone(M.convergence_time(c, [1, 2], 5.0, 20.0))
+
+    def test_no_traffic_never_converges(self):
+        # flows that deliver nothing (or were never sampled) are not
+        # "fair": no convergence time
+        c = _flows(lambda f, t: 0)
+        self.assertIsNone(M.convergence_time(c, [1, 2], 5.0, 20.0))
+        self.assertIsNone(M.convergence_time({1: [], 2: []}, [1, 2], 5.0,
+                                             20.0))
 
     def test_immediately_fair(self):
         c = _flows(lambda f, t: 500)
@@ -213,6 +244,66 @@ class Dumbbell(unittest.TestCase):
         self.assertAlmostEqual(self.figures({1: 6e5, 2: 3e5})["jain"], 0.9,
                                places=6)
 
+    def test_no_flow_samples_no_jain(self):
+        # the sampler saw no tcp_info (or no bytes_acked) of any flow:
+        # Jain is undefined, not 1.0; the qdisc's figures stand
+        sc = _Sc([_tcp(1), _tcp(2)])
+        res = {f: {"bytes": 5e6, "throughput_bps": 4e6, "retransmits": 0}
+               for f in (1, 2)}
+        qonly = [s for s in _run({1: 5e5, 2: 5e5}) if "kind" in s]
+        r = M.dumbbell(sc, self.ARM, qonly, res, {})
+        self.assertIsNone(r["jain"])
+        self.assertAlmostEqual(r["utilization"], 0.9, places=6)
+        nobytes = [dict(s) for s in _run({1: 5e5, 2: 5e5})]
+        for s in nobytes:
+            s.pop("bytes_acked", None)
+        self.assertIsNone(M.dumbbell(sc, self.ARM, nobytes, res, {})["jain"])
+
+    def test_flows_that_delivered_nothing_have_no_jain(self):
+        r = self.figures({1: 0, 2: 0})
+        self.assertIsNone(r["jain"])
+        self.assertAlmostEqual(r["throughput_bps"], 0)
+
+    def test_no_qdisc_samples_no_utilisation(self):
+        # no sample of the bottleneck in the window, or none with a byte
+        # counter: utilisation (and the power made from it) is missing,
+        # not 0
+        sc = _Sc([_tcp(1), _tcp(2)])
+        res = {f: {"bytes": 5e6, "throughput_bps": 4e6, "retransmits": 0}
+               for f in (1, 2)}
+        flows_only = [s for s in _run({1: 5e5, 2: 5e5}) if "flow" in s]
+        r = M.dumbbell(sc, self.ARM, flows_only, res, {})
+        self.assertIsNone(r["utilization"])
+        self.assertIsNone(r["norm_power"])
+        self.assertIsNone(r["queue_mean"])
+        self.assertIsNone(r["drops"])
+        early = [s for s in _run({1: 5e5, 2: 5e5})
+                 if "flow" in s or s["t"] < 1.0]
+        self.assertIsNone(M.dumbbell(sc, self.ARM, early, res,
+                                     {})["utilization"])
+        nobytes = [dict(s) for s in _run({1: 5e5, 2: 5e5})]
+        for s in nobytes:
+            if "kind" in s:
+                s.pop("bytes")
+        self.assertIsNone(M.dumbbell(sc, self.ARM, nobytes, res,
+                                     {})["utilization"])
+
+    def test_flow_without_result_leaves_totals_missing(self):
+        # a flow whose traffic tool reported nothing (runner's
+        # _flow_result: bytes and throughput None) makes the totals
+        # missing, not a sum with a 0 in it; retransmits unknown for one
+        # TCP flow make the total unknown
+        sc = _Sc([_tcp(1), _tcp(2)])
+        res = {1: {"bytes": 5e6, "throughput_bps": 4e6, "retransmits": 2},
+               2: {"bytes": None, "throughput_bps": None,
+                   "retransmits": None, "error": "iperf3 produced no result"}}
+        r = M.dumbbell(sc, self.ARM, _run({1: 5e5, 2: 5e5}), res, {})
+        self.assertIsNone(r["throughput_bps"])
+        self.assertIsNone(r["useful"])
+        self.assertIsNone(r["power"])
+        self.assertIsNone(r["retransmits"])
+        self.assertEqual(r["flows_without_result"], [2])
+
     def test_rtt_power_useful(self):
         r = self.figures({1: 5e5, 2: 5e5}, rtt_us=30000)
         self.assertAlmostEqual(r["rtt_mean_ms"], 30.0)
@@ -224,6 +315,33 @@ class Dumbbell(unittest.TestCase):
         self.assertAlmostEqual(r["useful"], 8e7 / (1e8 * 1448 / 1514),
                                places=6)
         self.assertAlmostEqual(r["cwnd_cov"], 1 / 11, places=3)
+
+
+class FlowResult(unittest.TestCase):
+    def test_no_report_is_missing_not_zero(self):
+        # a flow whose iperf3 or sink wrote nothing (or garbage): its
+        # bytes, goodput and retransmits are unknown, not 0
+        import tempfile
+        from pathlib import Path
+        from congavoid_exp import runner
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            (d / "iperf-2.json").write_text("")
+            for f in (_tcp(1), _tcp(2),
+                      {"id": 3, "kind": "cbr", "start": 0, "stop": 5}):
+                r = runner._flow_result(f, d)
+                self.assertIsNone(r["bytes"])
+                self.assertIsNone(r["throughput_bps"])
+                self.assertIsNone(r["retransmits"])
+                self.assertIn("error", r)
+            (d / "iperf-1.json").write_text(
+                '{"end": {"sum_received": {"bytes": 10, '
+                '"bits_per_second": 8.0}, "sum_sent": {}}}')
+            # iperf3 always reports a TCP flow's retransmits on Linux:
+            # without them they are unknown, not 0
+            r = runner._flow_result(_tcp(1), d)
+            self.assertEqual(r["bytes"], 10)
+            self.assertIsNone(r["retransmits"])
 
 
 class GraphRun(unittest.TestCase):
@@ -254,6 +372,13 @@ class GraphRun(unittest.TestCase):
         self.assertEqual(r["pool_dropped_all"], 30)
         self.assertEqual(r["pool_used_max"], 20)
         self.assertEqual(r["pool_left"], 0)
+        self.assertEqual(r["pool_input_limit"], 2)
+        # a router whose final counters lack the pool, or none at all:
+        # what is left in the pools is unknown, never 0
+        for fin in ([{"router": "r1", "pool_dropped": 30}], []):
+            r = M.graph(sc, {"name": "g", "sweep": {}}, gen, samples, fin)
+            self.assertIsNone(r["pool_left"])
+            self.assertIsNone(r["pool_input_limit"])
 
 
 if __name__ == "__main__":

@@ -38,11 +38,52 @@ def _results(d):
 
 class Report(unittest.TestCase):
     def test_summary_mean_and_sd(self):
-        s = report.summarize([{"utilization": 0.9}, {"utilization": 0.8},
-                              {"utilization": None}])
+        s = report.summarize([{"utilization": 0.9}, {"utilization": 0.8}])
         self.assertAlmostEqual(s["utilization"], 0.85)
         self.assertAlmostEqual(s["utilization_sd"], 0.0707, places=3)
         self.assertIsNone(s["jain"])
+        self.assertNotIn("utilization_missing", s)
+        # (a third repetition without it: test_summary_missing_in_some_...)
+        s = report.summarize([{"utilization": 0.9}, {"utilization": 0.8},
+                              {"utilization": None}])
+        self.assertIsNone(s["utilization"])
+        self.assertEqual(s["utilization_missing"], 1)
+
+    def test_summary_missing_in_some_repetitions(self):
+        # a figure some repetitions lack (no Jain, never converged) is
+        # missing from the summary, not the mean of the others; the
+        # count of repetitions without it is kept
+        s = report.summarize([{"jain": 0.99, "convergence_s": 2.0},
+                              {"jain": None, "convergence_s": None},
+                              {"jain": 0.97, "convergence_s": 3.0}])
+        self.assertIsNone(s["jain"])
+        self.assertIsNone(s["jain_sd"])
+        self.assertEqual(s["jain_missing"], 1)
+        self.assertIsNone(s["convergence_s"])
+        self.assertEqual(s["convergence_s_missing"], 1)
+        # no repetition has it: missing, as before
+        self.assertIsNone(report.summarize([{}, {}])["jain"])
+
+    def test_missing_shown_as_missing(self):
+        # an undefined Jain (metrics.jain of an all-zero series) is "–"
+        # in the progress line, the table and the comparison bars, never
+        # 1.0 or 0
+        res = {"throughput_bps": None, "utilization": None, "jain": None}
+        self.assertEqual(report.progress(res),
+                         "– Mbit/s, util –, Jain –")
+        row = {"name": "x", "summary": report.summarize([res])}
+        self.assertEqual(report.bar_values([row], "jain"), [None])
+        self.assertEqual(report.bar_values(
+            [row, {"name": "y", "summary": {"jain": 0.5}}], "jain"),
+            [None, 0.5])
+        self.assertIn("| x | – | – | – |", report.table(
+            {"topology": {"kind": "dumbbell"}, "arms": [row]}))
+
+    def test_run_error_for_flows_without_result(self):
+        self.assertIsNone(report.run_error({"flows_without_result": []}))
+        self.assertIsNone(report.run_error({}))
+        self.assertIn("flow 2", report.run_error(
+            {"flows_without_result": [2]}))
 
     def test_table_rows(self):
         with tempfile.TemporaryDirectory() as d:
@@ -67,6 +108,14 @@ class Report(unittest.TestCase):
         self.assertNotIn("†", lines[2])
         self.assertIn("1.7†", lines[3])
         self.assertIn("3.60†", lines[3])
+
+    def test_plots_with_a_missing_jain(self):
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            res = _results(d)
+            res["arms"][0]["summary"]["jain"] = None
+            names = sorted(f.name for f in report.plots(res, d))
+            self.assertIn("comparison.png", names)
 
     def test_plots_written(self):
         with tempfile.TemporaryDirectory() as d:
