@@ -33,12 +33,20 @@
  *    fair.
  *  - at C = 2 the same sources fill the link with a mean queue of 1-2.5
  *    packets.
- *  - arrival jitter lowers the one-flow figure.
+ *  - arrival jitter lowers the one-flow figure (printed: a cost, not a
+ *    requirement).
  *  - a pacing timer late by more than a service time costs the router
  *    link time for good; a catch-up allowance for packets that were
  *    waiting gives it back.
  * Each test prints its figures as TAP comments; docs/design/decbit.md
  * has them.
+ *
+ * What is asserted (issue 36): a figure is bounded on both sides only
+ * where the paper or the physics fixes it (the window around the knee,
+ * a queue near the threshold, no link time lost to a lateness the
+ * service start absorbs); utilisation only from below, so that a better
+ * module never fails a test.  The model against what guests measured is
+ * test_calibration_against_guests, which also bounds only from below.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -205,9 +213,10 @@ struct loop {
 	u64 rng;
 	/* measured */
 	u64 last_arrival;	/* at the router */
-	u64 gaps, gap_lt[3];	/* arrivals within 10, 50, 100 us of one */
+	u64 gaps, gap_lt[4];	/* arrivals within 10, 50, 100, 500 us of one */
 	u64 batched;		/* pacing timers run with another flow's */
 	u64 pace_runs;		/* pacing timers run */
+	u64 idle_queued;	/* ns the link idled while a packet waited */
 	u32 sojourn[SOJOURN_BINS];	/* waits at the router, 10 us bins */
 	u64 departed;
 	u64 q_area, q_last;	/* waiting packets x ns */
@@ -453,12 +462,15 @@ static void serve(struct loop *l, u64 now)
 					 head.arrived <= l->busy_until,
 					 l->o.catchup);
 
-	l->busy_until = start + l->service;
 	if (measuring(l, now)) {
 		u64 bin = (now - head.arrived) / 10000;
 
 		l->sojourn[bin < SOJOURN_BINS ? bin : SOJOURN_BINS - 1]++;
+		/* link time lost: the head waited while the link was free */
+		if (head.arrived <= l->busy_until && start > l->busy_until)
+			l->idle_queued += start - l->busy_until;
 	}
+	l->busy_until = start + l->service;
 	decbit_avg_service(&l->avg, now, l->qlen, l->busy_until);
 	queue_area(l, now);
 	l->qhead = (l->qhead + 1) % MAX_EVENTS;
@@ -480,6 +492,7 @@ static void arrive(struct loop *l, const struct event *e)
 			l->gap_lt[0] += gap < 10000;
 			l->gap_lt[1] += gap < 50000;
 			l->gap_lt[2] += gap < 100000;
+			l->gap_lt[3] += gap < 500000;
 		}
 		l->last_arrival = e->t;
 		l->arrivals++;
@@ -833,18 +846,33 @@ static void test_threshold_2_fills_link(void **state)
 }
 
 /*
- * Arrival jitter (a late timer, a busy CPU) costs one flow utilisation but
- * neither stalls it nor makes four flows unfair.
+ * Arrival jitter (a late timer, a busy CPU) neither stalls one flow nor
+ * makes four flows unfair.  It costs one flow utilisation today (0.933
+ * against 0.971 without), printed, not asserted: a policy that lost less
+ * to jitter would be better, and nothing in the paper fixes the cost.
+ * What is asserted besides the floor is that the jitter reached the
+ * router: one flow paced at cwnd/srtt sends a packet every srtt/W, over
+ * a millisecond here (21 ms over at most 19 packets), so no two of its
+ * packets arrive within 0.5 ms of each other unless the jitter moved
+ * them (with up to 1 ms each way, 3 % do).
  */
 static void test_jitter(void **state)
 {
-	u64 u0 = util_milli(run(1, 1000, 0, 6000 * MS, 36000 * MS));
-	const struct loop *l = run(1, 1000, MS, 6000 * MS, 36000 * MS);
-	u64 u = util_milli(l);
+	const struct loop *l = run(1, 1000, 0, 6000 * MS, 36000 * MS);
+	u64 u0 = util_milli(l), close0 = l->gap_lt[3];
+	u64 u;
 
 	(void)state;
+	l = run(1, 1000, MS, 6000 * MS, 36000 * MS);
+	u = util_milli(l);
 	report("one flow, C = 1, jitter <= 1 ms", l);
-	assert_true(u >= 850 && u < u0);
+	print_message("#   util %llu/1000 against %llu without jitter; arrivals within 0.5 ms of the last %llu per 1000 (%llu without)\n",
+		      (unsigned long long)u, (unsigned long long)u0,
+		      (unsigned long long)(l->gap_lt[3] * 1000 / l->gaps),
+		      (unsigned long long)close0);
+	assert_true(close0 == 0);
+	assert_true(l->gap_lt[3] * 100 >= l->gaps);
+	assert_true(u >= 850);
 	l = run(4, 1000, MS / 2, 26000 * MS, 36000 * MS);
 	report("four flows, C = 1, jitter <= 0.5 ms", l);
 	assert_true(jain_milli(l) >= 980);
@@ -877,11 +905,20 @@ static void test_demo_dumbbell(void **state)
  * gives back.  Up to 0.5 ms costs nothing; up to 1 ms takes the link from
  * 0.96 to about 0.81 without a catch-up allowance; sch_decbit's default of
  * 4 ms for packets that were waiting keeps it busy.
+ *
+ * Asserted is what decbit_service_start() fixes: the link time lost with
+ * a packet waiting (idle_queued) is 0 for a lateness under one service
+ * time, and under the catch-up allowance when there is one, and not 0
+ * beyond one service time without it (the lateness reached the link);
+ * the utilisation only from below.  Today's 0.813 / 0.718 / 0.656
+ * without catch-up are printed, not capped: the sources cannot give the
+ * router's lost time back, but a policy that lost less around it would
+ * be no error.
  */
 static void test_late_timer(void **state)
 {
 	static const u64 lates[] = { 0, MS / 2, MS, 2 * MS, 4 * MS };
-	u64 u[5], uc[5];
+	u64 u[5], uc[5], lost[5], lostc[5];
 	char name[80];
 	unsigned int i;
 
@@ -898,6 +935,13 @@ static void test_late_timer(void **state)
 			 (unsigned long long)lates[i] / 1000);
 		report(name, l);
 		u[i] = util_milli(l);
+		lost[i] = l->idle_queued * 1000 / (l->t_to - l->t_from);
+		print_message("#   link idle with a packet waiting %llu/1000 of the time\n",
+			      (unsigned long long)lost[i]);
+		if (lates[i] < DEMO_SERVICE)
+			assert_true(l->idle_queued == 0);
+		else
+			assert_true(lost[i] >= 10);
 		assert_true(jain_milli(l) >= 980);
 		o.catchup = DECBIT_CATCHUP_DEFAULT;
 		l = run_opts(DEMO_SERVICE, DEMO_PROP, 4, 2000, &o, 10000 * MS,
@@ -906,10 +950,17 @@ static void test_late_timer(void **state)
 			 "  the same with catchup 4 ms (the default)");
 		report(name, l);
 		uc[i] = util_milli(l);
+		lostc[i] = l->idle_queued * 1000 / (l->t_to - l->t_from);
+		print_message("#   link idle with a packet waiting %llu/1000 of the time\n",
+			      (unsigned long long)lostc[i]);
+		if (lates[i] < DECBIT_CATCHUP_DEFAULT)
+			assert_true(l->idle_queued == 0);
 		assert_true(jain_milli(l) >= 980);
 	}
-	assert_true(u[1] == u[0]);
-	assert_true(u[2] < 850 && u[3] < u[2]);
+	/* a lateness under one service time needs no catch-up: the floor
+	 * of the catch-up rows (was: equal to on time, 0.960 both)
+	 */
+	assert_true(u[1] >= 940);
 	for (i = 0; i < 4; i++)
 		assert_true(uc[i] >= 940);
 }
@@ -1049,33 +1100,35 @@ static void report_batches(const char *name, const struct loop *l)
  * and its waits have a shorter tail.  Measured over 10-30 s (the
  * guest's utilisation over the experiment runner's 2-30 s is lower by
  * 0.007-0.014).
+ *
+ * This test asserts the mechanism, not the guest's figures (those are
+ * test_calibration_against_guests'): with every timer on time no timer
+ * runs in another's batch and the Linux behaviours keep the link >= 0.95
+ * busy; replaying the guest's pacing lateness makes pacing timers run in
+ * batches (>= 15 %; 24 % today), i.e. the replay took effect.  What each
+ * kind of late timer costs (0.925 / 0.931 / 0.907 against 0.957 on
+ * time) is printed, not asserted: until issue 36 the test required each
+ * to cost, so a module that lost less to batching would have failed it.
  */
 static void test_timer_batches(void **state)
 {
 	static const struct {
 		const char *name;
-		u32 threshold, pacing;
 		bool src, wd;	/* replay the guest's lateness of these */
 	} cases[] = {
-		{ "as measured", 2000, 0, true, true },
-		{ "on time", 2000, 0, false, false },
-		{ "pacing timers late, watchdogs on time", 2000, 0, true, false },
-		{ "watchdogs late, pacing timers on time", 2000, 0, false, true },
-		{ "as measured, pacing 120%", 2000, 120, true, true },
-		{ "as measured, pacing 150%", 2000, 150, true, true },
-		{ "as measured, C = 1", 1000, 0, true, true },
-		{ "on time, C = 1", 1000, 0, false, false },
+		{ "as measured", true, true },
+		{ "on time", false, false },
+		{ "pacing timers late, watchdogs on time", true, false },
+		{ "watchdogs late, pacing timers on time", false, true },
 	};
-	u64 u[8];
 	char name[120];
 	unsigned int i;
 
 	(void)state;
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 4; i++) {
 		struct model_opts o = {
 			.cwnd_limited = true, .delack = true, .credit = true,
 			.catchup = DECBIT_CATCHUP_DEFAULT, .cpus = 2,
-			.pacing = cases[i].pacing,
 		};
 		const struct loop *l;
 
@@ -1083,51 +1136,21 @@ static void test_timer_batches(void **state)
 			o.src_late.q = guest_pacing;
 		if (cases[i].wd)
 			o.late.q = guest_watchdog;
-		l = run_opts(DEMO_SERVICE, DEMO_PROP, 4, cases[i].threshold,
-			     &o, 10000 * MS, 30000 * MS);
+		l = run_opts(DEMO_SERVICE, DEMO_PROP, 4, 2000, &o, 10000 * MS,
+			     30000 * MS);
 		snprintf(name, sizeof(name),
 			 "demo dumbbell, timers batched on 2 CPUs, %s",
 			 cases[i].name);
 		report_batches(name, l);
-		u[i] = util_milli(l);
-		if (i == 0) {
-			/* where the guest is */
-			assert_true(u[0] >= 880 && u[0] <= 930);
-			assert_true(l->batched * 1000 >= l->pace_runs * 150);
+		assert_true(jain_milli(l) >= 980);
+		if (!cases[i].src && !cases[i].wd) {
+			/* on time no batches form: the Linux behaviours alone */
+			assert_true(l->batched == 0);
+			assert_true(util_milli(l) >= 950);
 		}
+		if (cases[i].src)
+			assert_true(l->batched * 1000 >= l->pace_runs * 150);
 	}
-	/* on time no batches form: what the Linux behaviours alone give */
-	assert_true(u[1] >= 950);
-	/* each late kind of timer costs on its own, both cost most */
-	assert_true(u[2] < u[1] && u[3] < u[1]);
-	assert_true(u[0] < u[2] && u[0] < u[3]);
-	/* faster pacing makes it worse, as in the guest */
-	assert_true(u[4] < u[0] && u[5] < u[4]);
-	/* threshold 1, where the guest is */
-	assert_true(u[6] >= 730 && u[6] <= 800 && u[6] < u[7]);
-}
-
-/*
- * The same replay on the selftests' dumbbell (10 Mbit/s, 20 ms), two
- * flows at C = 2, where a service time is 1.2 ms and the guest's 0.1 ms
- * a twelfth of it: make check's guests measured 0.950-0.952 with 1.4-1.5
- * packets queued (docs/design/decbit.md), the model gives 0.953 and 1.46
- * (0.967 on time).
- */
-static void test_timer_batches_two_flows(void **state)
-{
-	struct model_opts o = {
-		.cwnd_limited = true, .delack = true, .credit = true,
-		.catchup = DECBIT_CATCHUP_DEFAULT, .cpus = 2,
-		.src_late.q = guest_pacing, .late.q = guest_watchdog,
-	};
-	const struct loop *l;
-
-	(void)state;
-	l = run_opts(SERVICE, PROP, 2, 2000, &o, 10000 * MS, 38000 * MS);
-	report("two flows, C = 2, timers batched on 2 CPUs, as measured", l);
-	assert_true(util_milli(l) >= 920 && util_milli(l) <= 965);
-	assert_true(queue_milli(l) >= 1000 && queue_milli(l) <= 2000);
 }
 
 /*
@@ -1148,31 +1171,102 @@ static const u64 guest1_pacing[LATE_POINTS] = {
 };
 
 /*
- * Out of sample: the demo dumbbell at C = 2 in a guest with one vCPU,
- * where every timer runs on the same CPU and the measured lateness is
- * smaller (watchdogs p50 64 us, p99 168-193 us; pacing p50 123-139 us,
- * p99 574-664 us).  The guest gave 0.930 and 0.929 (two runs), mean
- * queue 1.19-1.30, wait p50 0.58-0.59 ms, p99 3.6-4.8 ms, pacing timers
- * batched 31-34 %, arrivals within 50 / 100 us of the last 9-10 /
- * 15-16 %; the model 0.951, 1.29, 0.53 / 3.89 ms, 26 %, 13 / 15 %: the
- * guest's timers were not used to build the model, and its prediction
- * is within 0.03.
+ * Calibration: the model, with the timers batched per CPU and late as a
+ * guest measured them, against what that guest measured (the figures
+ * are docs/design/decbit.md's).  Each row prints model and guest; the
+ * model's utilisation is asserted only from below, at most 0.03 under
+ * the guest's lowest figure (the agreement the model claims; the floors
+ * kept from before issue 36 are tighter where they were), and never
+ * from above: the guest figures are today's module's, and a better
+ * module would raise the model's figure, which must not fail.  (Until
+ * issue 36 these were ranges: 0.88-0.93, 0.73-0.80, 0.92-0.965 with a
+ * queue of 1-2 packets, 0.90-0.96, and pacing 120 / 150 % had to lose
+ * more than 100 %.)
+ *
+ *  - make demo's dumbbell (20 Mbit/s, 40 ms, four flows) in a two-vCPU
+ *    guest: C = 2 0.893-0.901 (two traced runs), 0.898 (make demo),
+ *    0.91 +-0.00 (decbit-threshold, 3 runs); model 0.907, floor 0.88.
+ *    C = 1: 0.77 (make demo), 0.75 +-0.02 (3 runs); model 0.766, floor
+ *    0.73.  Pacing 120 / 150 % of cwnd/srtt (decbit-pacing, two runs
+ *    each): 0.85 / 0.84; model 0.867 / 0.843, floors 0.82 / 0.81.
+ *  - the selftests' dumbbell (10 Mbit/s, 20 ms), two flows at C = 2,
+ *    where a service time is 1.2 ms and the guest's 0.1 ms a twelfth of
+ *    it: make check's guests measured 0.950-0.952 with 1.4-1.5 packets
+ *    queued; model 0.953 and 1.46 (0.967 on time), floor 0.92; the mean
+ *    queue at most 2 packets (a bound on the delay, not on the link).
+ *  - out of sample, make demo's dumbbell at C = 2 in a guest with one
+ *    vCPU, where every timer runs on the same CPU and the measured
+ *    lateness is smaller (watchdogs p50 64 us, p99 168-193 us; pacing
+ *    p50 123-139 us, p99 574-664 us).  The guest gave 0.930 and 0.929
+ *    (two runs), mean queue 1.19-1.30, wait p50 0.58-0.59 ms, p99
+ *    3.6-4.8 ms, pacing timers batched 31-34 %, arrivals within 50 /
+ *    100 us of the last 9-10 / 15-16 %; the model 0.951, 1.29, 0.53 /
+ *    3.89 ms, 26 %, 13 / 15 %: the guest's timers were not used to
+ *    build the model, and its prediction is within 0.03.  Floor 0.90.
  */
-static void test_timer_batches_one_cpu(void **state)
+static void test_calibration_against_guests(void **state)
 {
-	struct model_opts o = {
-		.cwnd_limited = true, .delack = true, .credit = true,
-		.catchup = DECBIT_CATCHUP_DEFAULT, .cpus = 1,
-		.src_late.q = guest1_pacing, .late.q = guest1_watchdog,
+	static const struct {
+		const char *name;
+		u64 service, prop;
+		int nflows;
+		u32 threshold, pacing, cpus;
+		u64 t_to;
+		const char *guest;	/* what the guest measured */
+		u64 floor;		/* util, thousandths */
+		u64 queue_max;		/* thousandths of a packet; 0: none */
+	} cases[] = {
+		{ "demo dumbbell, 2 CPUs, C = 2", DEMO_SERVICE, DEMO_PROP, 4,
+		  2000, 0, 2, 30000 * MS,
+		  "0.893-0.901 (traced), 0.898 (make demo), 0.91 (3 runs)",
+		  880, 0 },
+		{ "demo dumbbell, 2 CPUs, C = 1", DEMO_SERVICE, DEMO_PROP, 4,
+		  1000, 0, 2, 30000 * MS,
+		  "0.77 (make demo), 0.75 +-0.02 (3 runs)", 730, 0 },
+		{ "demo dumbbell, 2 CPUs, C = 2, pacing 120%", DEMO_SERVICE,
+		  DEMO_PROP, 4, 2000, 120, 2, 30000 * MS,
+		  "0.85 +-0.00 (2 runs)", 820, 0 },
+		{ "demo dumbbell, 2 CPUs, C = 2, pacing 150%", DEMO_SERVICE,
+		  DEMO_PROP, 4, 2000, 150, 2, 30000 * MS,
+		  "0.84 +-0.01 (2 runs)", 810, 0 },
+		{ "selftests' dumbbell, two flows, 2 CPUs, C = 2", SERVICE,
+		  PROP, 2, 2000, 0, 2, 38000 * MS,
+		  "0.950-0.952, queue 1.4-1.5 (make check)", 920, 2000 },
+		{ "demo dumbbell, 1 CPU (its own lateness), C = 2",
+		  DEMO_SERVICE, DEMO_PROP, 4, 2000, 0, 1, 30000 * MS,
+		  "0.929-0.930, queue 1.19-1.30 (2 traced runs)", 900, 0 },
 	};
-	const struct loop *l;
+	char name[120], u[24], q[24];
+	unsigned int i;
 
 	(void)state;
-	l = run_opts(DEMO_SERVICE, DEMO_PROP, 4, 2000, &o, 10000 * MS,
-		     30000 * MS);
-	report_batches("demo dumbbell, C = 2, timers batched on 1 CPU, as measured",
-		       l);
-	assert_true(util_milli(l) >= 900 && util_milli(l) <= 960);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct model_opts o = {
+			.cwnd_limited = true, .delack = true, .credit = true,
+			.catchup = DECBIT_CATCHUP_DEFAULT, .cpus = cases[i].cpus,
+			.pacing = cases[i].pacing,
+		};
+		const struct loop *l;
+
+		if (cases[i].cpus == 1) {
+			o.src_late.q = guest1_pacing;
+			o.late.q = guest1_watchdog;
+		} else {
+			o.src_late.q = guest_pacing;
+			o.late.q = guest_watchdog;
+		}
+		l = run_opts(cases[i].service, cases[i].prop, cases[i].nflows,
+			     cases[i].threshold, &o, 10000 * MS, cases[i].t_to);
+		snprintf(name, sizeof(name), "calibration: %s, as measured",
+			 cases[i].name);
+		report_batches(name, l);
+		print_message("#   model util %s queue %s; guest %s; asserted util >= %s\n",
+			      milli(u, util_milli(l)), milli(q, queue_milli(l)),
+			      cases[i].guest, milli(name, cases[i].floor));
+		assert_true(util_milli(l) >= cases[i].floor);
+		if (cases[i].queue_max)
+			assert_true(queue_milli(l) <= cases[i].queue_max);
+	}
 }
 
 /*
@@ -1192,6 +1286,13 @@ static void test_timer_batches_one_cpu(void **state)
  *   3          0.970        2.40        0.85 / 5.20 ms
  *
  * (1.26 gives 0.930 and 1.78 ms, 1.28 0.930 and 2.39 ms.)
+ *
+ * Asserted are the good halves only: the waits' p99 under 2 ms up to
+ * 1.27, the link >= 0.93 busy from 1.27 on.  The other halves (the link
+ * below 0.93 under 1.27, the p99 at or above 2 ms from 1.3 on) are
+ * today's policy, printed above, not asserted: until issue 36 they
+ * were, and a policy that gave a busier link with shorter waits, which
+ * nothing in the paper rules out, would have failed them.
  */
 static void test_threshold_trade_off(void **state)
 {
@@ -1217,14 +1318,12 @@ static void test_threshold_trade_off(void **state)
 			      (unsigned long long)sojourn_us(l, 50),
 			      (unsigned long long)p99[i]);
 	}
-	/* below the band: short waits, the link below 0.93 */
-	for (i = 0; i < 2; i++)
-		assert_true(u[i] < 930 && p99[i] < 2000);
-	/* the band */
-	assert_true(u[2] >= 930 && p99[2] < 2000);
-	/* above it: the link busy, the waits long */
-	for (i = 3; i < 7; i++)
-		assert_true(u[i] >= 930 && p99[i] >= 2000);
+	/* up to the band: short waits */
+	for (i = 0; i < 3; i++)
+		assert_true(p99[i] < 2000);
+	/* from the band on: the link busy */
+	for (i = 2; i < 7; i++)
+		assert_true(u[i] >= 930);
 }
 
 int main(void)
@@ -1238,8 +1337,7 @@ int main(void)
 		cmocka_unit_test(test_late_timer),
 		cmocka_unit_test(test_linux_sources),
 		cmocka_unit_test(test_timer_batches),
-		cmocka_unit_test(test_timer_batches_two_flows),
-		cmocka_unit_test(test_timer_batches_one_cpu),
+		cmocka_unit_test(test_calibration_against_guests),
 		cmocka_unit_test(test_threshold_trade_off),
 	};
 
