@@ -147,9 +147,11 @@ def write_index(d=None):
 
 
 def mean_sd(vals):
-    """(mean, sample sd or None) of a list of numbers."""
-    vals = [v for v in vals if v is not None]
-    if not vals:
+    """(mean, sample sd or None) of a list of numbers; (None, None) for
+    none, or if one is missing (None): the mean of the others would hide
+    it."""
+    vals = list(vals)
+    if not vals or None in vals:
         return None, None
     m = sum(vals) / len(vals)
     if len(vals) < 2:

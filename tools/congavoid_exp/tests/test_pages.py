@@ -54,6 +54,8 @@ class Pages(unittest.TestCase):
         m, sd = pages.mean_sd([1.0, 2.0, 3.0])
         self.assertAlmostEqual(m, 2.0)
         self.assertAlmostEqual(sd, 1.0)
+        # a missing value is a missing mean, not the mean of the others
+        self.assertEqual(pages.mean_sd([1.0, None, 3.0]), (None, None))
 
     def test_experiment_page(self):
         with tempfile.TemporaryDirectory() as t:
