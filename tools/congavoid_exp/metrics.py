@@ -224,7 +224,7 @@ def dumbbell(sc, arm, samples, flow_results, udp_series):
         mins = [s["min_rtt"] / 1000 for s in fs if s.get("min_rtt")]
         r["min_rtt_ms"] = min(mins) if mins else None
         rtts_all += rtts
-        if r["cwnd_cov"] is not None:
+        if f["kind"] == "tcp":      # UDP flows have no window
             covs.append(r["cwnd_cov"])
         per_flow.append(r)
 
@@ -309,7 +309,7 @@ def dumbbell(sc, arm, samples, flow_results, udp_series):
         if rtt_mean else None,
         "convergence_s": conv,
         "convergence_after_s": changes[-1] if changes else None,
-        "cwnd_cov": mean(covs),
+        "cwnd_cov": None if None in covs else mean(covs),
         "samples": len(samples),
     }
     return res

@@ -259,6 +259,19 @@ class Dumbbell(unittest.TestCase):
             s.pop("bytes_acked", None)
         self.assertIsNone(M.dumbbell(sc, self.ARM, nobytes, res, {})["jain"])
 
+    def test_flow_without_cwnd_samples_no_cwnd_cov(self):
+        # a TCP flow with no cwnd sample while all are active leaves the
+        # mean CoV missing, not the mean of the others
+        samples = _run({1: 5e5, 2: 5e5})
+        for s in samples:
+            if s.get("flow") == 2:
+                s.pop("snd_cwnd")
+        sc = _Sc([_tcp(1), _tcp(2)])
+        res = {f: {"bytes": 5e6, "throughput_bps": 4e6, "retransmits": 0}
+               for f in (1, 2)}
+        self.assertIsNone(M.dumbbell(sc, self.ARM, samples, res,
+                                     {})["cwnd_cov"])
+
     def test_flows_that_delivered_nothing_have_no_jain(self):
         r = self.figures({1: 0, 2: 0})
         self.assertIsNone(r["jain"])
