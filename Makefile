@@ -14,6 +14,9 @@
 # make check-deb       install them into a clean Debian 12 system in a VM and use
 #                      them there (downloads a minimal root once; long)
 # make unit            unit tests of the algorithm cores only
+# make mutants         mutation testing: each mutant of tools/mutants in a scratch
+#                      copy, its selftests in a VM on 6.12 (hours; MUTATE="--only ID",
+#                      MUTATE=--build-only: docs/testing.md)
 #
 # KVERS="6.1.0-56-amd64 ..." or KDIR=/path/to/kernel/build choose the kernels
 # (default: the Debian 6.1 and 6.12 kernels found by tools/kvers).
@@ -61,6 +64,10 @@ man:
 
 unit:
 	@$(TOP)/tools/unit
+
+.PHONY: mutants
+mutants: setup tc
+	@$(TOP)/tools/mutate $(MUTATE)
 
 check: setup
 	@$(TOP)/tools/check
