@@ -19,7 +19,7 @@ mods=()
 for m in sch_decbit tcp_decbit tcp_bimodal; do
 	[ -e "$TOP_DIR/build/$krel/$m/$m.ko" ] && mods+=("$m")
 done
-[ ${#mods[@]} = 3 ] || { echo "# SKIP: modules not built for $krel"; exit $ksft_skip; }
+[ ${#mods[@]} = 3 ] || skip_script "modules not built for $krel"
 
 base=$TMP_DIR/root
 old_modprobe=$(cat /proc/sys/kernel/modprobe)

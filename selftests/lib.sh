@@ -115,11 +115,31 @@ defer_run() {
 	DEFER_STACK=("${DEFER_STACK[@]}")
 }
 
-# skip_test REASON: inside a test, end it as skipped
+# A missing prerequisite skips, except under make check, which sets
+# KSFT_REQUIRE_ALL=yes: tools/setup and tools/vm provide every prerequisite
+# there (tools, modules, tdc.py, NICs), so a missing one is a failure.
+#
+# skip_test REASON: inside a test, end it as skipped (a failed check
+# "prerequisite: REASON" under make check)
 SKIP_REASON=""
 skip_test() {
+	if [ "${KSFT_REQUIRE_ALL:-}" = yes ]; then
+		ktap_result fail "prerequisite: $1" "make check needs it; tools/setup provides it"
+		return $ksft_fail
+	fi
 	SKIP_REASON=$1
 	return $ksft_skip
+}
+
+# skip_script REASON: before any test, skip the whole script (its exit
+# status 4 and no plan; exit 1 under make check)
+skip_script() {
+	if [ "${KSFT_REQUIRE_ALL:-}" = yes ]; then
+		echo "# FAIL: $1 (make check needs it; tools/setup provides it)"
+		exit $ksft_fail
+	fi
+	echo "# SKIP: $1"
+	exit $ksft_skip
 }
 
 # tests_run: run $TESTS (default $ALL_TESTS), each as a KTAP subtest with
@@ -388,20 +408,15 @@ for _ in range(int(sys.argv[2])):
 require_cmd() {
 	local c
 	for c in "$@"; do
-		if ! command -v "$c" >/dev/null; then
-			echo "# SKIP: $c not found"
-			exit $ksft_skip
-		fi
+		command -v "$c" >/dev/null || skip_script "$c not found"
 	done
 }
 
 require_module() {
 	local m
 	for m in "$@"; do
-		if ! grep -q "^$m " /proc/modules && ! modprobe -q "$m" 2>/dev/null; then
-			echo "# SKIP: module $m not loaded"
-			exit $ksft_skip
-		fi
+		grep -q "^$m " /proc/modules || modprobe -q "$m" 2>/dev/null ||
+			skip_script "module $m not loaded"
 	done
 }
 
@@ -419,7 +434,8 @@ nic_dev() {
 # h0 "nic0" 10.50.0.1 - r "nic0" 10.50.0.2; pair 1: r "nic1" 10.51.0.1 -
 # h1 "nic0" 10.51.0.2), four queue pairs each, offloads at the driver's
 # defaults (GRO, GSO, TSO on).  Sets $H0, $R, $H1; skips the test without
-# the NICs (tools/vm --nics 2).  The NICs go back to the initial namespace
+# the NICs (tools/vm --nics 2; fails under make check): call it before
+# the tests run (setup_prepare).  The NICs go back to the initial namespace
 # when the namespaces are deleted.
 nic_router() {
 	local d ns name
@@ -428,10 +444,7 @@ nic_router() {
 		 "1 0 $R nic1 10.51.0.1" "1 1 $H1 nic0 10.51.0.2"; do
 		set -- $d
 		name=$(nic_dev "$1" "$2")
-		if [ -z "$name" ]; then
-			echo "# SKIP: no real NICs (boot with tools/vm --nics 2)"
-			exit $ksft_skip
-		fi
+		[ -n "$name" ] || skip_script "no real NICs (boot with tools/vm --nics 2)"
 		ns=$3
 		ip link set dev "$name" down
 		ip link set dev "$name" netns "$ns" name "$4" || return 1

@@ -48,12 +48,12 @@ tests_run
 SCRIPT
 }
 
-# harness_run [TESTS]: run the mini script; its output in $TMP_DIR/h.out,
+# harness_run [TESTS [KSFT_REQUIRE_ALL]]: run the mini script; its output in $TMP_DIR/h.out,
 # its exit status echoed
 harness_run() {
 	mini_script >"$TMP_DIR/mini.sh"
 	rm -f "$TMP_DIR/h.log"
-	TESTS="$1" LOG=$TMP_DIR/h.log SELFTESTS_DIR=$SELFTESTS_DIR \
+	TESTS="$1" LOG=$TMP_DIR/h.log SELFTESTS_DIR=$SELFTESTS_DIR KSFT_REQUIRE_ALL=${2:-} \
 		bash "$TMP_DIR/mini.sh" >"$TMP_DIR/h.out" 2>&1
 	echo $?
 }
@@ -74,6 +74,10 @@ harness() {
 	rc=$(harness_run "d a")
 	check "harness_tests_selects (exit $rc)" sh -c "[ $rc = 0 ] && grep -qx '1\.\.2' '$TMP_DIR/h.out' &&
 		[ \"\$(tr '\n' ' ' <'$TMP_DIR/h.log')\" = 'd a a-defer-2 a-defer-1 ' ]"
+	# under make check a missing prerequisite fails the test
+	rc=$(harness_run "d" yes)
+	check "harness_skip_fails_under_make_check (exit $rc)" sh -c "[ $rc = 1 ] &&
+		grep -q '^    not ok 1 prerequisite: not here' '$TMP_DIR/h.out' && grep -qx 'not ok 1 d' '$TMP_DIR/h.out'"
 	rc=$(harness_run "a nosuch")
 	check "harness_unknown_test_refused (exit $rc)" sh -c "[ $rc = 1 ] && [ ! -e '$TMP_DIR/h.log' ] &&
 		grep -q 'unknown test \"nosuch\"' '$TMP_DIR/h.out'"

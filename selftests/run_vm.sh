@@ -15,6 +15,7 @@
 set -u
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
+. ./ktap.sh
 trap - EXIT
 
 krel=$(uname -r)
@@ -108,7 +109,8 @@ else
 fi
 if [ $load_ok = 1 ]; then echo "ok $n load_modules"; else echo "not ok $n load_modules"; fi
 
-# the tests
+# the tests: each script's output relayed as a subtest with the runner's
+# own checks after it (ktap_script in ktap.sh)
 for t in "${tests[@]}"; do
 	n=$((n + 1))
 	dmesg_mark
@@ -117,42 +119,19 @@ for t in "${tests[@]}"; do
 	script=${t%%:*} sel=
 	[ "$script" = "$t" ] || sel=${t#*:}
 	TESTS=${sel//,/ } timeout --kill-after=10 "$timeout" "./$script" >"$out" 2>&1
-	rc=$?
-	trc=$rc
+	trc=$?
 	secs=$(( $(date +%s) - start ))
-	sed 's/^/    /' "$out"
-	sub=$(grep -cE '^(not )?ok ' "$out")
-	subfail=$(grep -cE '^not ok ' "$out")
-	leaks=$(kmemleak_new)
-	bad=$(dmesg_new_bad | head -n 5)
-	if [ -n "$bad" ]; then
-		echo "    not ok $((sub + 1)) dmesg_clean"
-		dmesg | tail -n +$((dmesg_marker + 1)) | sed 's/^/    # dmesg: /' | head -n 200
-		rc=$ksft_fail
+	# what the script left in the kernel: $out.dmesg (a report, empty if
+	# clean), $out.leaks (kmemleak's, when there is kmemleak), $out.emu
+	if [ -n "$(dmesg_new_bad | head -n 5)" ]; then
+		dmesg | tail -n +$((dmesg_marker + 1)) | head -n 200 >"$out.dmesg"
 	else
-		echo "    ok $((sub + 1)) dmesg_clean"
+		: >"$out.dmesg"
 	fi
-	if [ -n "$leaks" ]; then
-		sub=$((sub + 1))
-		echo "    not ok $((sub + 1)) kmemleak_clean"
-		echo "$leaks" | sed 's/^/    # kmemleak: /' | head -n 200
-		rc=$ksft_fail
-	elif [ -n "$kml" ]; then
-		sub=$((sub + 1))
-		echo "    ok $((sub + 1)) kmemleak_clean"
-	fi
-	dmesg_emulator | sed 's/^/    # dmesg, emulator (not counted): /'
-	if [ $trc = 124 ] || [ $trc = 137 ]; then
-		echo "    not ok $((sub + 2)) completed # timeout after ${timeout}s"
-	elif [ $trc != 0 ] && [ $trc != $ksft_skip ] && [ "$subfail" = 0 ]; then
-		echo "    not ok $((sub + 2)) completed # exit status $trc"
-	fi
-	case $rc in
-	0) echo "ok $n $t # ${secs}s" ;;
-	"$ksft_skip") echo "ok $n $t # SKIP" ;;
-	*) echo "not ok $n $t # ${secs}s" ;;
-	esac
-	rm -f "$out"
+	[ -z "$kml" ] || kmemleak_new | head -n 200 >"$out.leaks"
+	dmesg_emulator >"$out.emu"
+	ktap_script "$n" "$t" "$out" "$trc" "$secs" "$timeout"
+	rm -f "$out" "$out.dmesg" "$out.leaks" "$out.emu"
 done
 
 # last: unload the modules (in reverse order)

@@ -16,8 +16,7 @@ require_module sch_decbit sch_hbh
 
 tdc=$(ls -d "$TOP_DIR"/.deps/tdc-*/ 2>/dev/null | sort -V | tail -n 1)
 if [ -z "$tdc" ] || [ ! -x "$tdc/tdc.py" ]; then
-	echo "# SKIP: the kernel's tdc.py is not unpacked (tools/setup does it)"
-	exit $ksft_skip
+	skip_script "the kernel's tdc.py is not unpacked (tools/setup does it)"
 fi
 files=("$SELFTESTS_DIR/tdc/decbit.json" "$SELFTESTS_DIR/tdc/hbh.json")
 n=$(python3 -c 'import json, sys; print(sum(len(json.load(open(f))) for f in sys.argv[1:]))' "${files[@]}")
