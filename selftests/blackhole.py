@@ -22,10 +22,6 @@
       the caller to delete).  On the ACK path this makes N spurious
       timeouts: the ACKs were late, nothing was lost.
 
-  blackhole.py --for SECONDS ROUTER PREFIX
-      A blackhole route to PREFIX in ROUTER for SECONDS: a short burst
-      of losses (a few packets), timed in one process.
-
 Each flow gets its own route so that each gets its path back right after
 its own timeout: the retransmission of that timeout then goes through (a
 path gives 100 ms of netem before the router), whatever the spread of the
@@ -142,14 +138,6 @@ def backoffs(diag):
 
 def main():
     args = sys.argv[1:]
-    if args[0] == "--for":
-        nl = netlink_in(args[2], socket.NETLINK_ROUTE)
-        route(nl, RTM_NEWROUTE, args[3])
-        t0 = time.monotonic()
-        time.sleep(float(args[1]))
-        route(nl, RTM_DELROUTE, args[3])
-        print(f"{t0:.6f}", f"{time.monotonic():.6f}")
-        return 0
     ifindex = None
     if args[0] == "--plug":
         ifindex = int(args[1])
