@@ -32,13 +32,24 @@ echo_run() {
 }
 # val WORDS KEY
 val() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
+# echo_seen NAME WORDS RC: the precondition of the checks on the ACKs, each
+# a plain check of its own: the sender ended well (exit status RC) and saw
+# the receiver's ACKs (>= 2 per warm-up pair and 3 per cycle), and the
+# case under test happened: a delayed ACK of CE segments sent at a CWR in
+# (almost) every cycle
+echo_seen() {
+	check "$1_sender_ran (exit $3, $(val "$2" acks) ACKs)" \
+		test "$3" = 0 -a "$(val "$2" acks)" -ge $((20 + 3 * CYCLES))
+	check "$1_delayed_ack_at_cwr ($(val "$2" at_cwr) of $CYCLES)" \
+		test "$(val "$2" at_cwr)" -ge $((CYCLES - 2))
+}
 
 decbit_echo() {
-	local d
+	local d rc
 	d=$(echo_run decbit 6100)
-	log "decbit: $d"
-	check "decbit_acks_seen ($(val "$d" acks)), delayed_ack_at_cwr ($(val "$d" at_cwr) of $CYCLES)" \
-		test "$(val "$d" acks)" -ge $((20 + 3 * CYCLES)) -a "$(val "$d" at_cwr)" -ge $((CYCLES - 2))
+	rc=$?
+	log "decbit (exit $rc): $d"
+	echo_seen decbit "$d" "$rc"
 	check "decbit_ce_acks_carry_ece_across_cwr (without: $(val "$d" ce_no_ece), at a CWR: $(val "$d" ce_no_ece_cwr))" \
 		test "$(val "$d" ce_no_ece)" = 0
 	check "decbit_ect_acks_no_ece ($(val "$d" ect_ece)) one_state_per_ack ($(val "$d" mixed) mixed)" \
@@ -47,12 +58,12 @@ decbit_echo() {
 
 # dctcp, whose echo restores the state first, is the control
 dctcp_control() {
-	local c
+	local c rc
 	modprobe -q tcp_dctcp 2>/dev/null || { skip_test "no tcp_dctcp"; return; }
 	c=$(echo_run dctcp 6101)
-	log "dctcp: $c"
-	check "dctcp_control_acks_seen ($(val "$c" acks)), delayed_ack_at_cwr ($(val "$c" at_cwr) of $CYCLES)" \
-		test "$(val "$c" acks)" -ge $((20 + 3 * CYCLES)) -a "$(val "$c" at_cwr)" -ge $((CYCLES - 2))
+	rc=$?
+	log "dctcp (exit $rc): $c"
+	echo_seen dctcp_control "$c" "$rc"
 	check "dctcp_control_ce_acks_carry_ece ($(val "$c" ce_no_ece) without)" \
 		test "$(val "$c" ce_no_ece)" = 0 -a "$(val "$c" mixed)" = 0
 }
