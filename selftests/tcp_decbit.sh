@@ -19,6 +19,16 @@ require_module sch_decbit tcp_decbit sch_netem
 tr=/sys/kernel/tracing
 p=/sys/module/tcp_decbit/parameters
 
+# The bounds: each the target (the issue's) or, where the module does not
+# reach it here, a floor just below the distribution measured in make
+# check's one-vCPU guests, two side by side (docs/testing.md has the
+# figures: 11 runs on 6.1, 7 on 6.12; the targets missed are benchmark
+# figures there)
+JAIN_FLOOR=0.98		# four flows, last 10 s: the target (0.981-0.999)
+UTIL_FLOOR=0.62		# one flow: 0.630-0.923 (target 0.95)
+RTX_MAX=0		# one flow, no drops: the target (0 in every run)
+DROPTAIL_FLOOR=0.70	# decbit's goodput over drop-tail, of the 10 Mbit/s link: 0.708-0.881
+
 params_bounded() {
 	local bad
 	for bad in "cutoff 0" "cutoff 101" "decrease 0" "decrease 1024" \
@@ -57,12 +67,27 @@ rates() {
 		END { for (p in ports) if ((1, p) in b && (2, p) in b && b[1, p] > 0)
 			printf "%.3f ", (b[2, p] - b[1, p]) * 8 / (t[2] - t[1]) / 1000 }' "$TMP_DIR/t4.$1" "$TMP_DIR/t4.$2"
 }
-# Jain's index by the runner's own function; 0 unless all four flows ran
+# Jain's index by the runner's own function; "null" (which fails any
+# comparison) unless all four flows ran and carried something, or if the
+# function finds it undefined (None)
 jain_of() {
 	PYTHONPATH="$TOP_DIR/tools" python3 -c 'import sys
 from congavoid_exp.metrics import jain
 x = [float(v) for v in sys.argv[1:]]
-print("%.4f" % (jain(x) if len(x) == 4 and min(x) > 0 else 0))' "$@"
+j = jain(x) if len(x) == 4 and min(x) > 0 else None
+print("null" if j is None else "%.4f" % j)' "$@"
+}
+# flowed: set by a test's plain check that its traffic flowed; ran CMD...:
+# CMD only if it did (nothing measured never passes a check)
+flowed=0
+ran() { [ "$flowed" = 1 ] && "$@"; }
+# all_zero WORDS...: every word is 0 (the clients' exit statuses)
+all_zero() {
+	local x
+	[ $# -gt 0 ] || return 1
+	for x in "$@"; do
+		[ "$x" = 0 ] || return 1
+	done
 }
 
 # four flows started 2 s apart, 38 s for the first: Jain's index of their
@@ -73,11 +98,10 @@ print("%.4f" % (jain(x) if len(x) == 4 and min(x) > 0 else 0))' "$@"
 # which with large buffers happens in chunks.  Some flows see marks at the
 # cutoff less often than others for seconds at a time (the decisions by
 # port are logged), so the index over 10 s moves from run to run (the
-# figures: docs/testing.md).  Asserted: 0.95, i.e. no flow persistently
-# far from its share (one flow at half of the others' throughput gives
-# 0.94).
+# figures: docs/testing.md).  Asserted: the issue's 0.98 (one flow at
+# half of the others' throughput gives 0.94).
 four_flows() {
-	local cs k t0 port at left fb4 ccs r20 r10 jain jain10 util4
+	local cs k t0 port at left fb4 ccs r20 r10 jain jain10 util4 c rcs=""
 	ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
 	defer ip netns exec "$R1" tc qdisc del dev rb0 root
 	defer trace_off
@@ -103,7 +127,10 @@ four_flows() {
 		echo "$(qdisc_stat "$R1" rb0 bytes) $(ms_since "$t0")" >"$TMP_DIR/t4b.$at"
 	done
 	echo 0 >"$tr/events/tcp_decbit/enable"
-	wait "${cs[@]}"
+	for c in "${cs[@]}"; do
+		wait "$c"
+		rcs="$rcs $?"
+	done
 	log "four flows, decisions 16-36 s by port: $(grep 'decbit_decision:' "$tr/trace" | awk '{
 		for (i = 1; i <= NF; i++) {
 			if ($i ~ /^dport=/) p = substr($i, 7)
@@ -113,17 +140,30 @@ four_flows() {
 		n[p, r]++; ws[p] += a; k[p]++; ports[p]
 	} END { for (p in ports) printf "%s: %d inc %d dec %d hold, mean w %.2f; ", p, n[p, "increase"], n[p, "decrease"], n[p, "hold"], ws[p] / k[p] }')"
 	ccs=$(awk 'NF == 3 { printf "%s ", $3 }' "$TMP_DIR/t4.36")
+	ccs=${ccs% }
 	r20=$(rates 16 36)
+	r20=${r20% }
 	r10=$(rates 26 36)
+	r10=${r10% }
 	jain=$(jain_of $r20)
 	jain10=$(jain_of $r10)
 	util4=$(cat "$TMP_DIR/t4b.16" "$TMP_DIR/t4b.36" | awk '{ b[NR] = $1; t[NR] = $2 }
 		END { printf "%.3f", (b[2] - b[1]) * 8 / (t[2] - t[1]) / 1e4 }')
 	fb4=$(($(decbit_fallbacks) - fb4))
-	log "four flows ($ccs), last 10 s: ${r10}Mbit/s, Jain $jain10; 16-36 s: ${r20}Mbit/s, Jain $jain; bottleneck utilisation $util4; drops $(qdisc_stat "$R1" rb0 drops), fallbacks +$fb4"
-	# (and all four ran decbit: a Reno fallback would not be this test)
-	four_fair() { [ "$fb4" = 0 ] && fcmp "$jain10" '>=' 0.95; }
-	perf_check "four_flows_jain_last_10s_ge_0.95 ($jain10, fallbacks +$fb4)" four_fair
+	log "four flows ($ccs), last 10 s: $r10 Mbit/s, Jain $jain10; 16-36 s: $r20 Mbit/s, Jain $jain; bottleneck utilisation $util4; drops $(qdisc_stat "$R1" rb0 drops), fallbacks +$fb4"
+	# the precondition: four clients that ended well, four flows that
+	# each carried something over the 10 s (else the index is "null"),
+	# all four decbit (a Reno fallback would not be this test)
+	four_ran() {
+		# shellcheck disable=SC2086
+		all_zero $rcs && awk -v r="$r10" 'BEGIN { n = split(r, a, " ")
+			for (i = 1; i <= n; i++) if (!(a[i] + 0 > 0)) exit 1
+			exit n != 4 }'
+	}
+	check "four_flows_ran (iperf3 exit$rcs; last 10 s: ${r10:-none} Mbit/s)" four_ran
+	check "four_flows_all_decbit (fallbacks +$fb4; ${ccs:-none})" \
+		test "$fb4" = 0 -a "$ccs" = "decbit decbit decbit decbit"
+	perf_check "four_flows_jain_last_10s_ge_$JAIN_FLOOR ($jain10)" fcmp "$jain10" '>=' "$JAIN_FLOOR"
 }
 
 # iperf3 3.12 sets TCP_CONGESTION after connect(), so the SYN goes out
@@ -131,8 +171,8 @@ four_flows() {
 # sender asks anyway (tcp_ecn=1, or a route with "features ecn").  With
 # it, "-C decbit" runs decbit; without, decbit falls back to Reno on the
 # established connection and counts it (as do the listener's children).
-cc_after_connect() {	# TCP_ECN: "<cc of the data connection> <fallbacks added>"
-	local f0 c cc=""
+cc_after_connect() {	# TCP_ECN: "<cc of the data connection> <fallbacks added> <iperf3's exit status>"
+	local f0 c cc="" rc
 	ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=cubic net.ipv4.tcp_ecn="$1"
 	f0=$(decbit_fallbacks)
 	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C decbit -t 4 >/dev/null 2>&1 &
@@ -145,21 +185,23 @@ cc_after_connect() {	# TCP_ECN: "<cc of the data connection> <fallbacks added>"
 		[ -n "$cc" ] && [ "$cc" != cubic ] && break
 	done
 	wait $c
-	echo "${cc:-none} $(($(decbit_fallbacks) - f0))"
+	rc=$?
+	echo "${cc:-none} $(($(decbit_fallbacks) - f0)) $rc"
 	ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=decbit net.ipv4.tcp_ecn=2
 }
 iperf3_C() {
-	local cc1 fb1 cc2 fb2
+	local cc1 fb1 rc1 cc2 fb2 rc2
 	ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
 	defer ip netns exec "$R1" tc qdisc del dev rb0 root
-	read -r cc1 fb1 <<<"$(cc_after_connect 1)"
-	read -r cc2 fb2 <<<"$(cc_after_connect 2)"
-	log "iperf3 -C decbit from a cubic namespace: tcp_ecn=1 runs $cc1 (fallbacks +$fb1), tcp_ecn=2 runs $cc2 (fallbacks +$fb2)"
-	# (a debug kernel's slow guest may not show the connection to ss
-	# while it lasts: "none" is a perf_check, a wrong name a failure)
-	check "iperf3_C_decbit_sender_ecn1 ($cc1, +$fb1)" test "$fb1" = 0 -a \( "$cc1" = decbit -o "$cc1" = none \)
-	check "iperf3_C_decbit_sender_ecn2_reno_counted ($cc2, +$fb2)" test "$fb2" -ge 1 -a \( "$cc2" = decbit-reno -o "$cc2" = none \)
-	perf_check "iperf3_C_connections_seen ($cc1, $cc2)" test "$cc1" != none -a "$cc2" != none
+	read -r cc1 fb1 rc1 <<<"$(cc_after_connect 1)"
+	read -r cc2 fb2 rc2 <<<"$(cc_after_connect 2)"
+	log "iperf3 -C decbit from a cubic namespace: tcp_ecn=1 runs $cc1 (fallbacks +$fb1, exit $rc1), tcp_ecn=2 runs $cc2 (fallbacks +$fb2, exit $rc2)"
+	# the precondition: both clients ended well and ss saw their data
+	# connections ("none": what would be judged was not seen)
+	check "iperf3_C_connections_seen (exit $rc1 $rc2; $cc1, $cc2)" \
+		test "$rc1" = 0 -a "$rc2" = 0 -a "$cc1" != none -a "$cc2" != none
+	check "iperf3_C_decbit_sender_ecn1 ($cc1, +$fb1)" test "$fb1" = 0 -a "$cc1" = decbit
+	check "iperf3_C_decbit_sender_ecn2_reno_counted ($cc2, +$fb2)" test "$fb2" -ge 1 -a "$cc2" = decbit-reno
 }
 
 # flow SECS: one iperf3 -C decbit flow s1 -> d; from 5 s on, for SECS - 19
@@ -167,8 +209,9 @@ iperf3_C() {
 # 0.5 s), then on their own (capturing every packet costs the guest CPU)
 # for 4 s the gaps between data packets arriving at r1 (gaps_short: under
 # 600 us, half the 10 Mbit/s service time); python's start-up takes
-# seconds under TCG, hence the margin; sets util qmean qsamples drops
-# marked rtx cwnd_mean cwnd_min cwnd_max gaps gaps_short
+# seconds under TCG, hence the margin; sets flow_rc (iperf3's exit
+# status) rx_bytes (received) util qmean qsamples drops marked rtx
+# cwnd_mean cwnd_min cwnd_max gaps gaps_short
 flow() {
 	local secs=$1 c t0 w samples=0 wsum=0 win=$(($1 - 19))
 	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C decbit -t "$secs" -J >"$TMP_DIR/td.json" 2>&1 &
@@ -200,10 +243,11 @@ flow() {
 	log "flow: gaps until $(( ($(date +%s%N) - t0) / 1000000 + 5000 )) ms"
 	rm -f "$TMP_DIR/tq" "$TMP_DIR/tg"
 	wait $c
+	flow_rc=$?
 	cwnd_mean=$(awk -v s=$wsum -v n=$samples 'BEGIN { printf "%.1f", s / n }')
 	drops=$(qdisc_stat "$R1" rb0 drops)
 	marked=$(qdisc_stat "$R1" rb0 marked)
-	rtx=$(jq -r '.end.sum_sent.retransmits' "$TMP_DIR/td.json")
+	read -r rtx rx_bytes < <(jq -r '[.end.sum_sent.retransmits, .end.sum_received.bytes] | @tsv' "$TMP_DIR/td.json" 2>/dev/null)
 	rm -f "$TMP_DIR/td.json"
 }
 
@@ -221,26 +265,36 @@ one_flow() {
 	grep 'decbit_decision:' "$tr/trace" >"$TMP_DIR/tt"
 	log "one flow: min RTT $minrtt ms, knee $knee pkts; cwnd mean $cwnd_mean (min $cwnd_min, max $cwnd_max); util $util, mean queue $qmean ($qsamples samples), drops $drops, marked $marked, retransmits $rtx; arrival gaps under 600 us: $gaps_short of $gaps"
 	fb1=$(decbit_fallbacks)
-	check "one_flow_ecn_used (marks $marked, fallbacks +$((fb1 - fb0)))" test "$marked" -gt 0 -a "$fb1" = "$fb0"
-	perf_check "one_flow_mean_queue_le_3" fcmp "$qmean" '<=' 3
-	check "one_flow_no_drops" test "$drops" = 0
+	# the precondition of every figure below: the client ended well, the
+	# receiver got data, the bottleneck was sampled and carried it
+	flowed=0
+	one_ran() {
+		[ "$flow_rc" = 0 ] && [[ $rx_bytes =~ ^[0-9]+$ ]] && [ "$rx_bytes" -gt 0 ] &&
+			fcmp "$util" '>' 0 && [ "${qsamples:-0}" -gt 0 ] && [[ $rtx =~ ^[0-9]+$ ]]
+	}
+	one_ran && flowed=1
+	check "one_flow_ran (iperf3 exit $flow_rc, ${rx_bytes:-no} bytes received, util $util over $qsamples samples, retransmits $rtx)" one_ran
+	check "one_flow_ecn_used (marks $marked, fallbacks +$((fb1 - fb0)))" ran test "$marked" -gt 0 -a "$fb1" = "$fb0"
+	perf_check "one_flow_mean_queue_le_3" ran fcmp "$qmean" '<=' 3
+	check "one_flow_no_drops" ran test "$drops" = 0
 	# with no drops a retransmission can only be a tail-loss probe or a
-	# spurious RTO while the TCG guest stalls; a flow that ignored the marks
-	# would overflow the queue and retransmit dozens of segments
-	check "one_flow_at_most_3_retransmits ($rtx)" test "$rtx" -le 3
+	# spurious RTO while the TCG guest stalls (none in 18 runs); a flow that
+	# ignored the marks would overflow the queue and retransmit dozens
+	check "one_flow_at_most_${RTX_MAX}_retransmits ($rtx)" ran test "$rtx" -le "$RTX_MAX"
 	# The issue's >= 95 % is beyond the policy at C = 1: with exact
 	# arrivals the two cores stay below it (tcp_decbit/decbit_loop_test.c:
 	# the 7/8 decrease from the knee lands below it, and the window climbs
 	# back one packet per two RTTs), and arrival jitter costs more (late
 	# pacing timers here; the figures: docs/testing.md).  Asserted: cwnd
-	# within a few (4) packets of the knee, and a floor.
+	# within a few (4) packets of the knee, and a floor just below the
+	# measured utilisation.
 	perf_check "one_flow_cwnd_near_knee ($cwnd_mean, knee $knee)" \
-		fcmp "$(awk -v w="$cwnd_mean" -v k="$knee" 'BEGIN { d = w - k; print d < 0 ? -d : d }')" '<=' 4
-	perf_check "one_flow_utilisation (util $util >= 0.60)" fcmp "$util" '>=' 0.60
+		ran fcmp "$(awk -v w="$cwnd_mean" -v k="$knee" 'BEGIN { d = w - k; print d < 0 ? -d : d }')" '<=' 4
+	perf_check "one_flow_utilisation (util $util >= $UTIL_FLOOR)" ran fcmp "$util" '>=' "$UTIL_FLOOR"
 	# paced one packet at a time (GSO would send pairs: half the gaps
 	# short); under 20 % of the gaps short
 	perf_check "one_flow_paced_packet_by_packet ($gaps_short of $gaps gaps < 600 us)" \
-		test "${gaps:-0}" -ge 200 -a "$((${gaps_short:-0} * 5))" -lt "${gaps:-0}"
+		ran test "${gaps:-0}" -ge 200 -a "$((${gaps_short:-0} * 5))" -lt "${gaps:-0}"
 	# the tracepoint: every decision follows the policy (window in 1/1000)
 	awk '{
 		for (i = 1; i <= NF; i++) {
@@ -258,10 +312,11 @@ one_flow() {
 	read -r n_inc n_dec n_hold bad_inc bad_dec <"$TMP_DIR/tc"
 	log "trace: $(wc -l <"$TMP_DIR/tt") decisions: $n_inc increase ($bad_inc off-policy), $n_dec decrease ($bad_dec off-policy), $n_hold hold; e.g. $(grep -m1 'reason=decrease' "$TMP_DIR/tt" | sed 's/.*decbit_decision: //')"
 	# (decreases need the flow to reach the knee: a count that needs the
-	# flow to move)
-	perf_check "trace_decisions" test "$n_inc" -gt 5 -a "$n_dec" -gt 5
-	check "trace_increase_is_plus_one_below_cutoff" test "$bad_inc" = 0
-	check "trace_decrease_is_7_8_at_cutoff" test "$bad_dec" = 0
+	# flow to move; the policy checks need at least one of each traced)
+	check "trace_decisions_seen ($n_inc increase, $n_dec decrease)" test "${n_inc:-0}" -gt 0 -a "${n_dec:-0}" -gt 0
+	perf_check "trace_decisions (more than 5 of each)" test "$n_inc" -gt 5 -a "$n_dec" -gt 5
+	check "trace_increase_is_plus_one_below_cutoff" test "${n_inc:-0}" -gt 0 -a "$bad_inc" = 0
+	check "trace_decrease_is_7_8_at_cutoff" test "${n_dec:-0}" -gt 0 -a "$bad_dec" = 0
 	rm -f "$TMP_DIR/tt" "$TMP_DIR/tc"
 	# (threshold 2 is measured by the experiment runner: make demo's
 	# decbit-t2 arm and the decbit-threshold scenario)
@@ -293,25 +348,35 @@ receivers() {
 }
 
 droptail() {
-	local reno_bps reno_rtx floor bps rtx bytes
+	local reno_bps reno_rtx reno_rc reno_bytes bps rtx rc bytes
 	# drop-tail bottleneck (no marks): Reno-like on loss, no stall
 	ip netns exec "$R1" tc qdisc add dev rb0 root handle 1: tbf rate 10mbit burst 1600 limit 30000
 	defer ip netns exec "$R1" tc qdisc del dev rb0 root
-	flow_tbf() {	# flow_tbf CC
-		bytes=$(ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C "$1" -t 6 -J 2>/dev/null |
-			jq -r '[.end.sum_received.bits_per_second, .end.sum_sent.retransmits] | @tsv')
-		read -r bps rtx <<<"$bytes"
+	flow_tbf() {	# flow_tbf CC: sets rc bytes bps rtx
+		ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C "$1" -t 6 -J >"$TMP_DIR/dt.json" 2>/dev/null
+		rc=$?
+		bytes="" bps="" rtx=""
+		read -r bytes bps rtx < <(jq -r '[.end.sum_received.bytes, .end.sum_received.bits_per_second,
+			.end.sum_sent.retransmits] | @tsv' "$TMP_DIR/dt.json" 2>/dev/null)
 	}
 	flow_tbf reno
-	reno_bps=$bps reno_rtx=$rtx
+	reno_bps=$bps reno_rtx=$rtx reno_rc=$rc reno_bytes=$bytes
 	flow_tbf decbit
-	log "drop-tail (tbf 10mbit, 20 packets): decbit goodput $bps bit/s, retransmits $rtx; reno $reno_bps bit/s, $reno_rtx"
+	log "drop-tail (tbf 10mbit, 20 packets): decbit goodput $bps bit/s ($(awk -v b="$bps" 'BEGIN { printf "%.3f", b / 10e6 }') of the link), retransmits $rtx; reno $reno_bps bit/s ($(awk -v b="$reno_bps" 'BEGIN { printf "%.3f", b / 10e6 }')), $reno_rtx"
+	# the precondition: both clients ended well and their receivers got data
+	flowed=0
+	tbf_ran() {
+		[ "$rc" = 0 ] && [ "$reno_rc" = 0 ] && [[ $bytes =~ ^[0-9]+$ ]] && [[ $reno_bytes =~ ^[0-9]+$ ]] &&
+			[ "$bytes" -gt 0 ] && [ "$reno_bytes" -gt 0 ]
+	}
+	tbf_ran && flowed=1
+	check "droptail_flows_ran (iperf3 exit decbit $rc, reno $reno_rc; ${bytes:-no} and ${reno_bytes:-no} bytes received)" tbf_ran
 	# DECbit adds one packet per two windows, Reno one per window: slower
-	# after each loss, but it must not stall: at least half of Reno's
-	# goodput in the same run and at least 2 Mbit/s.
-	floor=$(awk -v r="${reno_bps:-0}" 'BEGIN { print (r / 2 > 2000000) ? r / 2 : 2000000 }')
-	perf_check "droptail_no_stall (goodput >= max(reno/2, 2 Mbit/s))" fcmp "${bps:-0}" '>=' "$floor"
-	perf_check "droptail_losses_seen" test "${rtx:-0}" -gt 0
+	# after each loss, but it must not stall.  Judged against the link's
+	# configured 10 Mbit/s (the distribution: docs/testing.md)
+	perf_check "droptail_no_stall (goodput $bps >= $DROPTAIL_FLOOR of 10 Mbit/s)" \
+		ran fcmp "$bps" '>=' "$(awk -v f="$DROPTAIL_FLOOR" 'BEGIN { print f * 10e6 }')"
+	perf_check "droptail_losses_seen" ran test "$rtx" -gt 0
 }
 
 trace_off() { echo 0 >"$tr/events/tcp_decbit/enable"; }

@@ -16,6 +16,11 @@ require_cmd tc iperf3 jq ethtool ss
 require_module tcp_fixedwin sch_netem sch_tbf
 
 p=/sys/module/tcp_fixedwin/parameters/window
+# fixedwin's goodput through its losses, of the 10 Mbit/s link: a floor
+# just below the distribution measured in make check's one-vCPU guests,
+# two side by side (0.561-0.833 in 11 runs on 6.1 and 6 on 6.12;
+# docs/testing.md)
+FIXEDWIN_FLOOR=0.56
 
 # the window is bounded (1..65535)
 window_param() {
@@ -34,7 +39,8 @@ sysctl_select() {
 
 # flow CC: a 10 s flow; cwnd of the data connection from 2 s on (as fast
 # as ss runs: ~0.5 s per sample under TCG) into cw_n (samples), cw_at
-# (samples at 64), cw_min, cw_max; rtx, bps
+# (samples at 64), cw_min, cw_max; rc (iperf3's exit status), bytes
+# (received), rtx, bps
 flow() {
 	local c w
 	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C "$1" -t 10 -J >"$TMP_DIR/flow.json" 2>&1 &
@@ -50,8 +56,17 @@ flow() {
 		[ "$w" -gt $cw_max ] && cw_max=$w
 	done
 	wait $c
-	read -r rtx bps < <(jq -r '[.end.sum_sent.retransmits, .end.sum_received.bits_per_second] | @tsv' "$TMP_DIR/flow.json")
+	rc=$?
+	rtx="" bps="" bytes=""
+	read -r rtx bps bytes < <(jq -r '[.end.sum_sent.retransmits, .end.sum_received.bits_per_second,
+		.end.sum_received.bytes] | @tsv' "$TMP_DIR/flow.json" 2>/dev/null)
 }
+# flow_ran: the last flow's client ended well and its receiver got data;
+# flow_ran_and CMD...: CMD only if so
+flow_ran() {
+	[ "$rc" = 0 ] && [[ $bytes =~ ^[0-9]+$ ]] && [ "$bytes" -gt 0 ] && [[ $rtx =~ ^[0-9]+$ ]]
+}
+flow_ran_and() { flow_ran && "$@"; }
 
 # a 64-packet window through 20 packets of queue and a ~17-packet pipe:
 # fixedwin keeps it through the losses, Reno in the same place moves
@@ -62,20 +77,24 @@ window_through_losses() {
 	echo 64 >$p
 	flow fixedwin
 	log "fixedwin (window 64): cwnd $cw_at of $cw_n samples at 64 (min $cw_min, max $cw_max); retransmits $rtx; $bps bit/s"
+	check "fixedwin_flow_ran (iperf3 exit $rc, ${bytes:-no} bytes received)" flow_ran
 	# one sample may catch the one-packet restart after an RTO, before
 	# the next ACK
-	check "fixedwin_losses_seen ($rtx)" test "${rtx:-0}" -gt 0
-	check "fixedwin_window_kept ($cw_at of $cw_n at 64)" test "$cw_at" -ge $((cw_n - 1)) -a "$cw_max" = 64
+	check "fixedwin_losses_seen ($rtx)" flow_ran_and test "${rtx:-0}" -gt 0
+	check "fixedwin_window_kept ($cw_at of $cw_n at 64)" flow_ran_and test "$cw_at" -ge $((cw_n - 1)) -a "$cw_max" = 64
 	perf_check "fixedwin_window_sampled ($cw_n >= 4)" test "$cw_n" -ge 4
-	check "fixedwin_delivers" fcmp "${bps:-0}" '>=' 2000000
+	# (a rate: a debug kernel's slow guest carries a tenth of the link)
+	perf_check "fixedwin_delivers ($bps >= $FIXEDWIN_FLOOR of 10 Mbit/s)" \
+		flow_ran_and fcmp "$bps" '>=' "$(awk -v f="$FIXEDWIN_FLOOR" 'BEGIN { print f * 10e6 }')"
 	f_rtx=$rtx
 
 	flow reno
 	log "reno: cwnd min $cw_min, max $cw_max ($cw_n samples); retransmits $rtx; $bps bit/s"
+	check "reno_flow_ran (iperf3 exit $rc, ${bytes:-no} bytes received)" flow_ran
 	# slow start may pass 64 before the first loss is seen
 	# (a slow guest's one or two samples cannot show it move: perf)
-	perf_check "reno_window_moves ($cw_min..$cw_max)" test "$cw_n" -ge 4 -a "$cw_min" -lt 64 -a "$cw_max" -gt "$cw_min"
-	perf_check "reno_fewer_retransmits ($rtx < $f_rtx)" test "${rtx:-0}" -lt "${f_rtx:-0}"
+	perf_check "reno_window_moves ($cw_min..$cw_max)" flow_ran_and test "$cw_n" -ge 4 -a "$cw_min" -lt 64 -a "$cw_max" -gt "$cw_min"
+	perf_check "reno_fewer_retransmits ($rtx < $f_rtx)" flow_ran_and test "$rtx" -lt "$f_rtx"
 }
 
 setup_prepare() {
