@@ -9,8 +9,11 @@
       reserved fields, and well-formed frames naming flows nobody carries.
       SADDR.. name a live flow, used inside the malformed frames.
       HBH_ETHERTYPE=0x88B6 sends the same frames with a type nobody takes
-      (the cost of the traffic alone, for comparison).
-      Prints "<malformed frames> <well-formed frames naming unknown flows>".
+      (the cost of the traffic alone, for comparison).  The frames are
+      drawn afresh each run from HBH_FUZZ_SEED (default: a random seed);
+      the same seed sends the same frames again.  Prints "<malformed
+      frames> <well-formed frames naming unknown flows> <distinct frames
+      among those sent> <seed>".
   hbh_frames.py absurd DEV COUNT SADDR DADDR SPORT DPORT
       COUNT well-formed reports for one flow with random counters, times
       and origins: whatever they say, the rate stays within its bounds.
@@ -60,32 +63,41 @@ def eth(payload):
     return b"\xff" * 6 + b"\x02\0\0\0\0\x01" + struct.pack("!H", ETH_P) + payload
 
 
-def fuzz(sock, count, flow):
-    """Builds 2000 different frames, 200 of each kind, and sends them in
-    turn until COUNT are out (building each anew is too slow under TCG)."""
-    rnd = random.Random(1)
+def fuzz_seed():
+    s = os.environ.get("HBH_FUZZ_SEED", "")
+    return int(s, 0) if s else int.from_bytes(os.urandom(4), "little")
+
+
+def fuzz(sock, count, flow, seed):
+    """Draws 2000 frames from SEED, 200 of each kind, and sends them in
+    turn until COUNT are out (building each anew is too slow under TCG);
+    a truncation or a random header can repeat, so a few are equal."""
+    rnd = random.Random(seed)
     ok_entry = entry(*flow)
     frames = []
     for i in range(2000):
         k = i % 10
+        # the header's sequence number and time: nothing checks them
+        # before a frame is rejected, but they make each frame its own
+        hd = {"seq": rnd.getrandbits(32), "t": rnd.getrandbits(64)}
         if k == 0:      # random bytes
             p = rnd.randbytes(rnd.randrange(0, 1400))
         elif k == 1:    # bad magic, version, type or reserved
             p = frame([ok_entry], **rnd.choice([{"magic": 0x1234}, {"version": 9},
-                                                {"typ": 0}, {"reserved": 1}]))
+                                                {"typ": 0}, {"reserved": 1}]), **hd)
         elif k == 2:    # count larger than the frame
-            p = frame([ok_entry], count=rnd.randrange(2, 65536))
+            p = frame([ok_entry], count=rnd.randrange(2, 65536), **hd)
         elif k == 3:    # count smaller than the frame, or zero
-            p = frame([ok_entry, ok_entry], count=rnd.choice([0, 1]))
+            p = frame([ok_entry, ok_entry], count=rnd.choice([0, 1]), **hd)
         elif k == 4:    # truncated inside the header or an entry
-            p = frame([ok_entry])[:rnd.randrange(0, HDR.size + ENTRY.size)]
+            p = frame([ok_entry], **hd)[:rnd.randrange(0, HDR.size + ENTRY.size)]
         elif k == 5:    # oversized: more entries than any frame may carry
-            p = frame([ok_entry] * 19, count=300)
+            p = frame([ok_entry] * 19, count=300, **hd)
         elif k == 6:    # bad entries: family, reserved, IPv4 padding, setpoint 0
             e = rnd.choice([entry(*flow, family=9), entry(*flow, reserved=7),
                             entry(*flow, sp=0),
                             ok_entry[:20] + b"\1" + ok_entry[21:]])
-            p = frame([e])
+            p = frame([e], **hd)
         else:           # well-formed, flows nobody carries
             p = frame([entry("192.0.2.%d" % rnd.randrange(1, 255), "198.51.100.1",
                              rnd.randrange(1, 65536), 9) for _ in range(rnd.randrange(1, 19))],
@@ -103,7 +115,8 @@ def fuzz(sock, count, flow):
             bad += 1
         else:
             unknown += 1
-    print(bad, unknown)
+    distinct = len(set(f for _, f in frames[:count]))
+    print(bad, unknown, distinct, seed)
 
 
 def absurd(sock, count, flow):
@@ -200,7 +213,7 @@ def main():
     sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     sock.bind((dev, 0))
     if cmd == "fuzz":
-        fuzz(sock, count, flow)
+        fuzz(sock, count, flow, fuzz_seed())
     elif cmd == "absurd":
         absurd(sock, count, flow)
     elif cmd == "report":

@@ -6,7 +6,7 @@ netlink, including members newer than the tc plugin prints.
   hbh_xstats.py NS DEV
 Prints one "name value" line per member present in the kernel's struct
 (append-only: an older module just has fewer), and "bytes"/"packets" of
-the qdisc.
+the qdisc when the dump has them.
 """
 import os
 import struct
@@ -30,8 +30,11 @@ def main():
     for q in netlink.qdiscs(sock, ifindex, 1, raw_xstats=True):
         if q.get("parent") != netlink.TC_H_ROOT or q.get("kind") != "hbh":
             continue
-        print("bytes", q.get("bytes", 0))
-        print("packets", q.get("packets", 0))
+        # (a figure the dump lacks is not printed: its reader sees none,
+        # never a 0)
+        for k in ("bytes", "packets"):
+            if k in q:
+                print(k, q[k])
         x = q["xstats"] or b""
         off = 0
         for name, fmt in FIELDS:

@@ -34,11 +34,26 @@ ALL_TESTS="offloads decbit_mq decbit_paced_root decbit_requeues hbh_reports
 require_cmd tc iperf3 nstat ethtool jq
 require_module sch_decbit sch_hbh
 
+# Goodput floors against the configured rates (paced decbit 40 Mbit/s,
+# hbh 40 Mbit/s, hbh 10 Mbit/s after the fuzz): 0.95 of the rate's TCP
+# goodput (x 1448/1514), the target (hbh: 95 % busy; decbit at threshold
+# 2: ~95 % busy, design/decbit.md); not yet measured on this testbed
+# (docs/testing.md): a floor just below a measured distribution may
+# replace one.  (Before issue 36: 10, 25 and 5 Mbit/s.)
+PACED_MIN=36340000
+HBH_MIN=36340000
+FUZZ_FWD_MIN=9085000
+
 ce() { nstat_get "$H1" IpExtInCEPkts; }
-flows() {	# flows SECS PARALLEL: cubic ECN flows h0 -> h1
-	ip netns exec "$H0" iperf3 -c 10.51.0.2 -t "$1" -P "$2" -J 2>/dev/null |
-		jq '.end.sum_received.bits_per_second // 0'
+# flows SECS PARALLEL: cubic ECN flows h0 -> h1; prints the bit/s received,
+# "null" if iperf3 failed or reported none
+flows() {
+	local j
+	j=$(ip netns exec "$H0" iperf3 -c 10.51.0.2 -t "$1" -P "$2" -J 2>/dev/null) || { echo null; return; }
+	jq -r '.end.sum_received.bits_per_second // "null"' <<<"$j"
 }
+# ran BPS: a flow measured, at more than 0 bit/s
+ran() { fcmp "$1" '>' 0; }
 # the decbit instances under r's mq, one line each: "handle packets marked"
 mq_stats() {
 	tc -n "$R" -s -j qdisc show dev nic1 |
@@ -82,6 +97,7 @@ decbit_mq() {
 	bps=$(flows 4 8)
 	ce1=$(ce)
 	stats=$(mq_stats)
+	check "mq_flows_ran ($bps bit/s)" ran "$bps"
 	log "mq: $(echo $stats | tr '\n' ' ') (handle packets marked); receiver CE $((ce1 - ce0)), $bps bit/s"
 	used=$(awk '$2 > 0' <<<"$stats" | wc -l)
 	marked=$(awk '{ s += $3 } END { print s + 0 }' <<<"$stats")
@@ -99,10 +115,13 @@ decbit_paced_root() {
 	ce1=$(ce)
 	marked=$(qdisc_stat "$R" nic1 marked)
 	log "root, rate 40mbit threshold 2: $bps bit/s, marked $marked, receiver CE $((ce1 - ce0)), drops $(qdisc_stat "$R" nic1 drops), requeues $(qdisc_stat "$R" nic1 requeues)"
+	check "paced_flows_ran ($bps bit/s)" ran "$bps"
 	check "paced_marked_equals_receiver_ce ($marked = $((ce1 - ce0)))" test "$marked" = "$((ce1 - ce0))" -a "$marked" -gt 0
 	perf_check "paced_marks_many ($marked > 100)" test "$marked" -gt 100
 	check "paced_no_drops" test "$(qdisc_stat "$R" nic1 drops)" = 0
-	perf_check "paced_rate_held ($bps bit/s)" between "$bps" 10000000 41000000
+	# goodput against the configured 40 Mbit/s: at most the rate, at
+	# least PACED_MIN (the target: not yet measured, docs/testing.md)
+	perf_check "paced_rate_held ($bps bit/s: $PACED_MIN-41000000)" between "$bps" "$PACED_MIN" 41000000
 }
 
 # requeues under a small byte queue limit: limit shrinks, pool moves,
@@ -156,20 +175,31 @@ hbh_reports() {
 	sent=$(qdisc_stat "$R" nic1 fb_sent) got=$(qdisc_stat "$H0" nic0 fb_received)
 	rej=$(qdisc_stat "$H0" nic0 fb_rejected)
 	log "hbh: $bps bit/s; r sent $sent reports, h0 received $got, rejected $rej, ignored $(qdisc_stat "$H0" nic0 fb_entries_ignored)"
+	check "hbh_flows_ran ($bps bit/s)" ran "$bps"
 	check "hbh_reports_sent ($sent)" test "$sent" -gt 100
 	check "hbh_reports_received_across_nic ($got)" test "$got" -gt 100
 	check "hbh_no_report_rejected ($rej)" test "$rej" = 0
-	perf_check "hbh_rate_held ($bps bit/s)" between "$bps" 25000000 42000000
+	perf_check "hbh_rate_held ($bps bit/s: $HBH_MIN-42000000)" between "$bps" "$HBH_MIN" 42000000
 }
 
 # hbh's hostile cases across the driver (sch_hbh_hostile.sh has them all
 # on veth with offloads off; these are the ones a NIC and TSO/GRO change)
 PERIOD_S=0.004 MTU_WIRE=1514
 txb() { ip netns exec "$R" cat /sys/class/net/nic1/statistics/tx_bytes; }
+# h1_rx_frames: frames of the feedback Ethertype h1's nic0 received (its
+# ingress filter, pref 1), "null" without the filter
+h1_rx_frames() {
+	ip netns exec "$H1" tc -s -j filter show dev nic0 ingress pref 1 |
+		jq -r '[.[] | select(.options) | .options.actions[0].stats.packets][0] // "null"'
+}
 hbh_bypass() {
-	local bl ip b0 t0 b1 t1 egress tcp bound share
+	local bl blrc blsent ip iprc b0 t0 b1 t1 egress tcp bound share rx
 	tc -n "$R" qdisc replace dev nic1 root hbh rate 10mbit
 	defer no_root "$R" nic1
+	# h1 counts the blaster's frames that cross the wire
+	tc -n "$H1" qdisc add dev nic0 clsact
+	defer tc -n "$H1" qdisc del dev nic0 clsact
+	tc -n "$H1" filter add dev nic0 ingress pref 1 protocol 0x88b5 matchall action drop
 	# a local raw socket on r blasts ~42 Mbit/s of frames of the feedback
 	# Ethertype out of nic1 beside a TCP flow: shaped like any other traffic
 	ip netns exec "$R" "$SELFTESTS_DIR/hbh_frames.py" blast nic1 6 3500 1500 >"$TMP_DIR/blast" &
@@ -181,12 +211,23 @@ hbh_bypass() {
 	b0=$(txb) t0=$(date +%s%N)
 	sleep 2
 	b1=$(txb) t1=$(date +%s%N)
-	wait $ip $bl
+	wait $ip
+	iprc=$?
+	wait $bl
+	blrc=$?
+	read -r blsent _ <<<"$(cat "$TMP_DIR/blast")"
+	rx=$(h1_rx_frames)
 	egress=$(awk -v b=$((b1 - b0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.0f", b * 8 / (t / 1e9) }')
 	tcp=$(jq -r '.end.sum_received.bits_per_second // 0' "$TMP_DIR/tcp.json")
 	bound=$(awk -v m=$MTU_WIRE -v p=$PERIOD_S 'BEGIN { printf "%.0f", 10000000 + m * 8 / p }')
 	share=$(awk 'BEGIN { printf "%.0f", 0.9 * 0.5 * 10000000 * 1448 / 1514 }')
-	log "bypass across the NIC: blaster sent/refused $(cat "$TMP_DIR/blast"); nic1 egress $egress bit/s (bound $bound); tcp $tcp bit/s (>= $share)"
+	log "bypass across the NIC: blaster (exit $blrc) sent/refused $(cat "$TMP_DIR/blast"), h1 received $rx of them; nic1 egress $egress bit/s (bound $bound); tcp (exit $iprc) $tcp bit/s (>= $share)"
+	# the traffic flowed: the blaster's frames crossed to h1, the TCP flow
+	# ran, nic1 sent bytes while they did
+	check "hbh_bypass_blast_sent (exit $blrc, ${blsent:-no} frames sent, $rx received at h1)" \
+		eval 'test "$blrc" = 0 && fcmp "$blsent" ">" 0 && fcmp "$rx" ">" 0'
+	check "hbh_bypass_tcp_ran (exit $iprc, $tcp bit/s)" eval 'test "$iprc" = 0 && ran "$tcp"'
+	check "hbh_bypass_egress_measured ($((b1 - b0)) bytes)" test $((b1 - b0)) -gt 0
 	check "hbh_bypass_egress_within_rate ($egress <= $bound bit/s)" test "$egress" -le "$bound"
 	perf_check "hbh_bypass_egress_link_busy ($egress >= $share bit/s)" test "$egress" -ge "$share"
 	perf_check "hbh_bypass_data_keeps_share ($tcp >= $share bit/s)" fcmp "$tcp" '>=' "$share"
@@ -219,24 +260,26 @@ hbh_amplification() {
 	carried=$((in1 - in0))
 	rbound=$((carried / 16 + (t1 - t0) / 4000000 * (14 + 24 + 72)))
 	log "amplification across the NIC: $spoofed datagrams from 1000 ports; r carried $carried bytes; reports to h0: $rep_p frames, $rep_b bytes ($bc_p broadcast), bound $rbound"
+	check "hbh_amp_traffic_flowed ($spoofed datagrams sent, r carried $carried bytes)" eval 'fcmp "$spoofed" ">" 0 && fcmp "$carried" ">" 0'
 	check "hbh_amp_reports_sent ($rep_p)" test "$rep_p" -gt 0
 	check "hbh_amp_report_bytes_bounded ($rep_b <= $rbound)" test "$rep_b" -le "$rbound"
 	check "hbh_amp_reports_unicast ($bc_p broadcast)" test "$bc_p" = 0
 }
 
 hbh_fuzz() {
-	local rej0 bad rej bps
+	local rej0 bad distinct seed rej bps
 	tc -n "$R" qdisc replace dev nic1 root hbh rate 10mbit
 	defer no_root "$R" nic1
 	# malformed feedback from h1 into r's nic1: rejected, counted, and the
-	# qdisc still forwards
+	# qdisc still forwards (fresh frames each run: HBH_FUZZ_SEED replays one)
 	rej0=$(qdisc_stat "$R" nic1 fb_rejected)
-	read -r bad _ <<<"$(ip netns exec "$H1" "$SELFTESTS_DIR/hbh_frames.py" fuzz nic0 3000 10.50.0.1 10.51.0.2 40000 5201)"
+	read -r bad _ distinct seed <<<"$(ip netns exec "$H1" "$SELFTESTS_DIR/hbh_frames.py" fuzz nic0 3000 10.50.0.1 10.51.0.2 40000 5201)"
 	rej=$(($(qdisc_stat "$R" nic1 fb_rejected) - rej0))
 	bps=$(flows 3 2)
-	log "fuzz across the NIC: $bad malformed frames sent, r rejected $rej; then $bps bit/s"
+	log "fuzz across the NIC: $bad malformed frames sent ($distinct distinct frames in all, HBH_FUZZ_SEED=$seed), r rejected $rej; then $bps bit/s"
 	check "hbh_fuzz_rejected ($rej of $bad)" test "$rej" = "$bad" -a "$bad" -gt 1000
-	perf_check "hbh_fuzz_still_forwards ($bps bit/s)" between "$bps" 5000000 10500000
+	check "hbh_fuzz_flows_ran ($bps bit/s)" ran "$bps"
+	perf_check "hbh_fuzz_still_forwards ($bps bit/s: $FUZZ_FWD_MIN-10500000)" between "$bps" "$FUZZ_FWD_MIN" 10500000
 }
 
 setup_prepare() {

@@ -30,6 +30,17 @@ require_module sch_hbh
 # under TCG).
 SP=50			# setpoint at the bottleneck, packets
 C=10000000		# bottleneck, bit/s
+# Bounds against the configured C, not against hbh's own figures: r2's
+# utilisation under one UDP flow, the share of C the fill time is measured
+# to (within 5 RTTs), TCP's goodput (a share of C x 1448/1514).  These are
+# the targets (the paper's "95 % busy after 4.7 RTTs"), not yet measured
+# on this testbed (docs/testing.md): a floor just below a measured
+# distribution may replace one.  TCP's retransmissions: at most 8, the
+# bound before issue 36, not yet measured either.
+UDP_UTIL_MIN=0.95
+UDP_FILL_FRAC=0.95
+TCP_UTIL_MIN=0.95
+TCP_RTX_MAX=8
 
 # sample NS SECONDS: r2's root qdisc every 20 ms into $TMP_DIR/samples
 # (background, pid in $smp), returning once the sampler runs
@@ -88,10 +99,13 @@ drops_each() {
 		printf '%s ' "${ns%%-*}:$(hstat "$ns" drops)"
 	done
 }
+# drops_all: the drops of all five qdiscs, "null" if one has no figure
 drops_all() {
-	local ns s=0
+	local ns s=0 d
 	for ns in "$H0" "$X" "$R1" "$R2" "$R3"; do
-		s=$((s + $(hstat "$ns" drops)))
+		d=$(hstat "$ns" drops)
+		[[ $d =~ ^[0-9]+$ ]] || { echo null; return; }
+		s=$((s + d))
 	done
 	echo $s
 }
@@ -104,24 +118,11 @@ udp_run() {
 }
 udp_lost() { jq -r '.end.sum.lost_packets // -1' "$TMP_DIR/udp.${1:-5201}"; }
 udp_bps() { jq -r '.end.sum_received.bits_per_second // .end.sum.bits_per_second // 0' "$TMP_DIR/udp.${1:-5201}"; }
-udp_sent() { jq -r '.end.sum.packets // 0' "$TMP_DIR/udp.5201"; }
-
-# udp_util: r2's utilisation under one 40 Mbit/s UDP flow through hbh (what
-# this guest's shaper carries): udp_fill's measurement when it ran before
-# in this run of the script ($TMP_DIR/udp_util), otherwise a 3 s flow
-udp_util() {
-	local util
-	if [ -s "$TMP_DIR/udp_util" ]; then
-		cat "$TMP_DIR/udp_util"
-		return
-	fi
-	all_hbh
-	sample "$R2" 5
-	udp_run 3 40M
-	wait $smp
-	read -r _ util _ _ <<<"$(analyse "$TMP_DIR/samples")"
-	no_hbh
-	echo "$util"
+udp_sent() { jq -r '.end.sum.packets // 0' "$TMP_DIR/udp.${1:-5201}"; }
+# udp_ran RC [PORT]: the flow's iperf3 exited 0 and its JSON counts
+# datagrams sent and bits received (not missing, not 0)
+udp_ran() {
+	[ "$1" = 0 ] && fcmp "$(udp_sent "$2")" '>' 0 && fcmp "$(udp_bps "$2")" '>' 0
 }
 
 # the plugin sets and shows every option, text and JSON
@@ -169,14 +170,14 @@ bad_options() {
 }
 
 # one UDP flow offered at 40 Mbit/s into the 10 Mbit/s bottleneck: no
-# loss, the queue at the setpoint, feedback reaching the source; then the
-# same flow through mode fifo, the drop-tail baseline: it loses packets,
-# and what it carries is what a shaper can carry on this guest (a TCG
-# guest's late timers cap any shaper below the 0.95 target), so hbh's
-# utilisation and fill time are judged against it
+# loss, the queue at the setpoint, feedback reaching the source, the link
+# filled: utilisation and fill time against the configured rate C (a TCG
+# guest's late timers hold a shaper below the 0.95 target: the floors are
+# just below what this testbed measured, docs/testing.md); then the same
+# flow through mode fifo, the drop-tail baseline, loses packets
 udp_fill() {
-	local base_rtt u h0_controlled fill util qset qmax lost drops sent softnet_drops d
-	local util_fifo fill_fifo
+	local base_rtt u urc h0_controlled fill util qset qmax lost drops sent softnet_drops d
+	local util_fifo fill90 fill85
 	base_rtt=$(rtt_ms "$H0" 10.3.0.2)
 	all_hbh
 	sample "$R2" 8
@@ -184,46 +185,53 @@ udp_fill() {
 	u=$!
 	sleep 3
 	h0_controlled=$(hstat "$H0" controlled)
-	wait $u $smp
+	wait $u
+	urc=$?
+	wait $smp
 	read -r fill util qset qmax <<<"$(analyse "$TMP_DIR/samples")"
-	cp "$TMP_DIR/samples" "$TMP_DIR/samples.hbh"
-	echo "$util" >"$TMP_DIR/udp_util"
+	read -r fill90 _ <<<"$(analyse "$TMP_DIR/samples" "$(awk -v c=$C 'BEGIN { print 0.90 * c }')")"
+	read -r fill85 _ <<<"$(analyse "$TMP_DIR/samples" "$(awk -v c=$C 'BEGIN { print 0.85 * c }')")"
 	lost=$(udp_lost)
 	drops=$(drops_all)
+	sent=$(udp_sent)
 	softnet_drops=0
 	while read -r _ d _; do softnet_drops=$((softnet_drops + 0x$d)); done </proc/net/softnet_stat
 	log "h1: $(ip netns exec "$H1" nstat -az UdpRcvbufErrors UdpInErrors IpInDiscards | awk '{ printf "%s %s ", $1, $2 }')"
-	log "udp 40M offered: base RTT $base_rtt ms; bottleneck 95% busy after $fill ms; utilisation $util; queue mean $qset (setpoint $SP) max $qmax; lost $lost; qdisc drops $drops"
+	log "udp 40M offered: base RTT $base_rtt ms; bottleneck at 95/90/85% of $C bit/s after $fill/$fill90/$fill85 ms; utilisation $util of $C bit/s; queue mean $qset (setpoint $SP) max $qmax; lost $lost; qdisc drops $drops"
 	log "drops per node: $(drops_each)"
 	log "r2: $(ip netns exec "$R2" tc -s qdisc show dev down | tr '\n' ' ')"
+	log "outside the qdiscs: iperf3 (exit $urc) lost $lost of $sent; softnet backlog drops $softnet_drops (whole guest, since boot)"
+	# the flow ran and the sampler saw r2 carry it
+	check "udp_flow_ran (iperf3 exit $urc, $sent datagrams, $(udp_bps) bit/s received, r2 utilisation $util)" \
+		eval 'udp_ran "$urc" && fcmp "$util" ">" 0'
 	# No hop's queue drops a packet.  iperf3 on 6.1 has counted a few
 	# lost of ~5000 with no drop in any qdisc, socket or backlog counter:
 	# allow 0.2% outside the hops' queues, none in them.
-	sent=$(udp_sent)
-	log "outside the qdiscs: iperf3 lost $lost of $sent; softnet backlog drops $softnet_drops (whole guest, since boot)"
 	check "udp_no_loss_anywhere (qdisc drops $drops, iperf3 lost $lost of $sent)" test "$drops" = 0 -a "$lost" -ge 0 -a "$sent" -gt 0 -a $((500 * lost)) -le "$sent"
 	perf_check "udp_queue_within_20pct_of_setpoint" fcmp "$(awk -v a="$qset" -v s=$SP 'BEGIN { d = a - s; if (d < 0) d = -d; print d / s }')" '<=' 0.20
 	check "feedback_flowing" test "$(hstat "$R2" fb_sent)" -gt 100 -a "$(hstat "$R1" fb_received)" -gt 100 -a "$(hstat "$H0" fb_received)" -gt 100
 	check "source_controlled" test "$h0_controlled" -ge 1
 	check "receiver_side_uncontrolled" test "$(hstat "$R3" controlled)" = 0
+	perf_check "udp_utilisation ($util >= $UDP_UTIL_MIN of the configured $C bit/s)" fcmp "$util" '>=' "$UDP_UTIL_MIN"
+	# fill: from the first data to the first 100 ms at UDP_FILL_FRAC of C
+	# (-1 if it never gets there: a failure)
+	read -r fill _ <<<"$(analyse "$TMP_DIR/samples" "$(awk -v f="$UDP_FILL_FRAC" -v c=$C 'BEGIN { print f * c }')")"
+	log "udp fill: $fill ms to $UDP_FILL_FRAC of $C bit/s; 5 end-to-end RTTs: $(awk -v r="$base_rtt" 'BEGIN { print 5 * r }') ms"
+	perf_check "udp_fills_within_5_rtt ($fill ms to $UDP_FILL_FRAC x C, -1: never)" eval 'fcmp "$fill" ">=" 0 && fcmp "$fill" "<=" "$(awk -v r="$base_rtt" "BEGIN { print 5 * r }")"'
 	no_hbh
 
 	all_hbh mode fifo
 	hbh_down "$R2" 10mbit mode fifo limit 100
 	sample "$R2" 5
 	udp_run 3 40M
+	urc=$?
 	wait $smp
 	read -r _ util_fifo _ _ <<<"$(analyse "$TMP_DIR/samples")"
-	log "fifo: lost $(udp_lost), r2 drops $(hstat "$R2" drops), utilisation $util_fifo; hbh's $util"
+	log "fifo: iperf3 exit $urc, lost $(udp_lost) of $(udp_sent), r2 drops $(hstat "$R2" drops), utilisation $util_fifo; hbh's $util"
+	check "fifo_flow_ran (iperf3 exit $urc, $(udp_sent) datagrams)" udp_ran "$urc"
 	# (40 Mbit/s offered into 10: a guest that cannot send that much
 	# overloads nothing)
 	perf_check "fifo_baseline_drops" test "$(hstat "$R2" drops)" -gt 0
-	perf_check "udp_utilisation (hbh $util >= 0.95 x fifo $util_fifo)" fcmp "$util" '>=' "$(awk -v u="$util_fifo" 'BEGIN { print 0.95 * u }')"
-	# fill: the first 100 ms at 95% of what fifo carries here
-	read -r fill_fifo _ _ _ <<<"$(analyse "$TMP_DIR/samples.hbh" "$(awk -v u="$util_fifo" -v c=$C 'BEGIN { print u * c }')")"
-	log "udp fill: $fill_fifo ms to 95% of the fifo rate; 5 end-to-end RTTs: $(awk -v r="$base_rtt" 'BEGIN { print 5 * r }') ms"
-	check "udp_fill_measured" test "$fill_fifo" -ge 0
-	perf_check "udp_fills_within_5_rtt ($fill_fifo ms)" fcmp "$fill_fifo" '<=' "$(awk -v r="$base_rtt" 'BEGIN { print 5 * r }')"
 }
 
 # flow_class NS: the flow's three lines of "tc -s class show" as one (tc
@@ -263,14 +271,15 @@ class_refused() {
 	! ip netns exec "$R1" tc class add dev down parent "$(hstat "$R1" handle)" classid "$(hstat "$R1" handle)7" 2>/dev/null &&
 	! ip netns exec "$R1" tc class del dev down classid "$(hstat "$R1" handle)1" 2>/dev/null
 }
-# blast ETHERTYPE COUNT SPORT: bad frames into r1's "down" (from the
-# wire's end, through its netem); prints r2's utilisation meanwhile, the
-# time taken and the numbers of malformed and unknown-flow frames
+# blast ETHERTYPE COUNT SPORT SEED: bad frames drawn from SEED into r1's
+# "down" (from the wire's end, through its netem); prints r2's utilisation
+# meanwhile, the time taken and hbh_frames.py's "<malformed frames>
+# <unknown-flow frames> <distinct frames> <seed>"
 blast() {
 	local b0 b1 t0 t1 n
 	b0=$(hstat "$R2" bytes)
 	t0=$(date +%s%N)
-	n=$(ip netns exec "$W12" env HBH_ETHERTYPE="$1" \
+	n=$(ip netns exec "$W12" env HBH_ETHERTYPE="$1" HBH_FUZZ_SEED="$4" \
 		"$SELFTESTS_DIR/hbh_frames.py" fuzz wa "$2" 10.0.0.1 10.3.0.2 "$3" 5201)
 	b1=$(hstat "$R2" bytes)
 	t1=$(date +%s%N)
@@ -280,16 +289,19 @@ blast() {
 
 # On a live link, while one flow runs: the flow in the class dump; bad
 # frames r2 -> r1 (rejected, counted, traffic unaffected: 30 000 frames,
-# HBH_FUZZ_FRAMES sets another count, make check-debug sends 100 000);
+# HBH_FUZZ_FRAMES sets another count, make check-debug sends 100 000;
+# drawn afresh each run from a random seed, which is logged:
+# HBH_FUZZ_SEED=<seed> sends the same frames again);
 # reports for the flow arriving where it does not leave (r1's interface
 # towards h0: ignored); then absurd reports for it on the right interface
 # (the rate stays within its bounds, nothing breaks, the flow keeps
 # flowing)
 hostile_feedback() {
-	local u sport nfuzz=${HBH_FUZZ_FRAMES:-30000}
-	local drops_pre p_pre util_ctl ms_ctl drops_ctl p_ctl rej0 ign0
-	local util_fuzz ms_fuzz nbad nunknown drops_fuzz p_fuzz b2 t2 b3 t3
-	local kbps_absurd rej ign spoof_ign
+	local u sport nfuzz=${HBH_FUZZ_FRAMES:-30000} seed
+	local drops_pre p_pre util_ctl ms_ctl nbad_ctl drops_ctl p_ctl rej0 ign0
+	local util_fuzz ms_fuzz nbad nunknown ndistinct drops_fuzz p_fuzz b2 t2 b3 t3
+	local nabsurd kbps_absurd rej ign spoof_ign
+	seed=${HBH_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 	all_hbh
 	ip netns exec "$R1" tc qdisc add dev up root hbh rate 50mbit
 	defer ip netns exec "$R1" tc qdisc del dev up root
@@ -313,19 +325,19 @@ hostile_feedback() {
 
 	drops_pre=$(drops_all)
 	p_pre=$(hstat "$R2" packets)
-	read -r util_ctl ms_ctl _ <<<"$(blast 0x88B6 "$nfuzz" "$sport")"
+	read -r util_ctl ms_ctl nbad_ctl _ <<<"$(blast 0x88B6 "$nfuzz" "$sport" "$seed")"
 	drops_ctl=$(($(drops_all) - drops_pre))
 	p_ctl=$(($(hstat "$R2" packets) - p_pre))
 	drops_pre=$(drops_all)
 	p_pre=$(hstat "$R2" packets)
 	rej0=$(hstat "$R1" fb_rejected)
 	ign0=$(hstat "$R1" fb_entries_ignored)
-	read -r util_fuzz ms_fuzz nbad nunknown <<<"$(blast 0x88B5 "$nfuzz" "$sport")"
+	read -r util_fuzz ms_fuzz nbad nunknown ndistinct _ <<<"$(blast 0x88B5 "$nfuzz" "$sport" "$seed")"
 	drops_fuzz=$(($(drops_all) - drops_pre))
 	p_fuzz=$(($(hstat "$R2" packets) - p_pre))
 	ip netns exec "$W01" "$SELFTESTS_DIR/hbh_frames.py" report wb 2000 10.0.0.1 10.3.0.2 "$sport" 5201 >/dev/null
 	log "drops while frames of a type nobody handles went in: $drops_ctl of $p_ctl packets; while the fuzz frames went in: $drops_fuzz of $p_fuzz; per node: $(drops_each); flows set free for lack of reports: h0 $(hstat "$H0" fb_expired), r1 $(hstat "$R1" fb_expired)"
-	ip netns exec "$W12" "$SELFTESTS_DIR/hbh_frames.py" absurd wa 2000 10.0.0.1 10.3.0.2 "$sport" 5201 >/dev/null
+	nabsurd=$(ip netns exec "$W12" "$SELFTESTS_DIR/hbh_frames.py" absurd wa 2000 10.0.0.1 10.3.0.2 "$sport" 5201)
 	sleep 1
 	b2=$(hstat "$R2" bytes)
 	t2=$(date +%s%N)
@@ -338,8 +350,11 @@ hostile_feedback() {
 	rej=$(($(hstat "$R1" fb_rejected) - rej0))
 	ign=$(($(hstat "$R1" fb_entries_ignored) - ign0))
 	spoof_ign=$(hstat "$R1" fb_entries_ignored up)
-	log "fuzz ($nfuzz frames, $ms_fuzz ms): $nbad malformed sent, $rej rejected; $nunknown frames naming unknown flows, $ign entries ignored; bottleneck utilisation meanwhile $util_fuzz, with as many of an unhandled type ($ms_ctl ms) $util_ctl; drops $drops_fuzz"
+	log "fuzz ($nfuzz frames, $ndistinct distinct, HBH_FUZZ_SEED=$seed, $ms_fuzz ms): $nbad malformed sent, $rej rejected; $nunknown frames naming unknown flows, $ign entries ignored; bottleneck utilisation meanwhile $util_fuzz, with as many of an unhandled type ($ms_ctl ms) $util_ctl; drops $drops_fuzz"
 	log "udp source port $sport; 2000 reports for it on r1/up: $(hstat "$R1" fb_received up) received, $spoof_ign entries ignored; after 2000 absurd reports: $kbps_absurd kbit/s at r2"
+	# the frames went out: every one of both runs, malformed and not
+	check "fuzz_frames_sent ($nbad + $nunknown of $nfuzz, $ndistinct distinct; unhandled type: $nbad_ctl malformed)" \
+		eval 'fcmp "$nbad" ">" 0 && fcmp "$nunknown" ">" 0 && test $((nbad + nunknown)) = "$nfuzz" -a "$nbad_ctl" = "$nbad"'
 	check "fuzz_malformed_all_rejected" test "$rej" = "$nbad"
 	check "fuzz_unknown_flows_ignored" test "$ign" -ge "$nunknown"
 	# the frames cost a TCG guest CPU time whatever they carry: compare
@@ -352,6 +367,9 @@ hostile_feedback() {
 	# absurd reports below drive the flow to rate_min).
 	perf_check "fuzz_loss_below_1pct ($drops_fuzz of $p_fuzz)" test "$p_fuzz" -gt 0 -a $((100 * drops_fuzz)) -le "$p_fuzz"
 	check "spoof_wrong_interface_ignored" test "$spoof_ign" = 2000 -a "$(hstat "$R1" controlled up)" = 0
+	# the absurd reports went out, and the flow still reached r2
+	check "absurd_reports_sent ($nabsurd)" test "$nabsurd" = 2000
+	check "absurd_flow_measured ($kbps_absurd kbit/s)" test "$kbps_absurd" -gt 0
 	# (a 2 s window read through two tc calls: the shaper's own burst
 	# can take it a little over the link rate)
 	check "absurd_reports_harmless (<= 1.15 x link rate)" test "$kbps_absurd" -le 11500
@@ -363,36 +381,41 @@ hostile_feedback() {
 
 # TCP fills the link without a retransmission
 tcp_fill() {
-	local util tbps rtx tfull
-	# what this guest's shaper carries: one UDP flow through hbh
-	util=$(udp_util)
+	local trc tbps tbytes rtx tfull drops
 	all_hbh
 	# a receive window of 512 KB (3 x the path's BDP): without losses cwnd
 	# grows to the window, and the excess waits in h0's hbh queue (the
 	# first second, slow start over a 100 ms path, is left out: iperf3 -O)
 	ip netns exec "$H0" iperf3 -c 10.3.0.2 -p 5201 -t 4 -O 1 -C reno -w 512K -J >"$TMP_DIR/tcp.json" 2>/dev/null
-	read -r tbps rtx <<<"$(jq -r '[.end.sum_received.bits_per_second, .end.sum_sent.retransmits] | @tsv' "$TMP_DIR/tcp.json")"
-	# TCP's goodput is 1448 of every 1514 bytes on the wire; filling the
-	# link: >= 90% of what UDP got through the same shaper
-	tfull=$(awk -v c=$C -v u="$util" 'BEGIN { if (u > 1) u = 1; print 0.9 * u * c * 1448 / 1514 }')
-	log "tcp reno: $tbps bit/s after the first second (bound $tfull from udp utilisation $util), retransmits $rtx, qdisc drops $(drops_all); r2 queue now $(hstat "$R2" qlen)"
-	perf_check "tcp_fills_link (>= 0.9 x udp utilisation, goodput)" fcmp "$tbps" '>=' "$tfull"
+	trc=$?
+	read -r tbps tbytes rtx <<<"$(jq -r '[.end.sum_received.bits_per_second, .end.sum_received.bytes, .end.sum_sent.retransmits] | map(. // "null") | @tsv' "$TMP_DIR/tcp.json")"
+	drops=$(drops_all)
+	# TCP's goodput is 1448 of every 1514 bytes on the wire: the floor is
+	# TCP_UTIL_MIN of the configured rate's goodput
+	tfull=$(awk -v c=$C -v u="$TCP_UTIL_MIN" 'BEGIN { printf "%.0f", u * c * 1448 / 1514 }')
+	log "tcp reno: iperf3 exit $trc, $tbps bit/s ($tbytes bytes) after the first second (floor $tfull: $TCP_UTIL_MIN of $C bit/s goodput; $(awk -v b="$tbps" -v c=$C 'BEGIN { printf "%.3f", b / (c * 1448 / 1514) }') of it), retransmits $rtx, qdisc drops $drops; r2 queue now $(hstat "$R2" qlen)"
+	check "tcp_flow_ran (iperf3 exit $trc, $tbytes bytes received)" eval 'test "$trc" = 0 && fcmp "$tbytes" ">" 0 && fcmp "$tbps" ">" 0'
+	perf_check "tcp_fills_link ($tbps >= $tfull bit/s)" fcmp "$tbps" '>=' "$tfull"
 	# no drops anywhere; a retransmission without a drop is a tail-loss
 	# probe or a spurious timeout while the TCG guest stalls (Reno through
 	# the fifo baseline's drop-tail retransmits dozens)
-	check "tcp_no_drops_few_retransmits ($rtx <= 8)" test "$(drops_all)" = 0 -a "$rtx" -le 8
+	check "tcp_no_drops ($drops)" test "$drops" = 0
+	check "tcp_few_retransmits ($rtx <= $TCP_RTX_MAX)" eval 'fcmp "$rtx" ">=" 0 && fcmp "$rtx" "<=" "$TCP_RTX_MAX"'
 }
 
 # cross traffic joins at the bottleneck
 cross_traffic() {
-	local u qmax qboth
+	local u urc xrc qmax qboth
 	all_hbh
 	sample "$R2" 7
 	udp_run 6 40M 5201 &
 	u=$!
 	sleep 2
 	udp_run 3 20M 5202 "$X"
-	wait $u $smp
+	xrc=$?
+	wait $u
+	urc=$?
+	wait $smp
 	qmax=$(awk '!/^#/ && $3 > m { m = $3 } END { print m + 0 }' "$TMP_DIR/samples")
 	# mean of the summed queue while both flows run, from 1 s after the
 	# join (the sampler starts with the main flow; the cross flow runs 2-5 s)
@@ -403,6 +426,8 @@ cross_traffic() {
 	# stays within its 100-packet flow_limit, though TCG delays reports);
 	# once both run the sum settles near 2 x SP (allowing half a setpoint
 	# for the hoprtt offset).
+	check "cross_flows_ran (iperf3 exit $urc/$xrc, $(udp_sent 5201)/$(udp_sent 5202) datagrams)" \
+		eval 'udp_ran "$urc" 5201 && udp_ran "$xrc" 5202'
 	check "cross_no_loss" test "$(drops_all)" = 0
 	# (not vacuous: the flows built a queue)
 	perf_check "cross_queue_built (peak $qmax)" test "$qmax" -gt 0
@@ -413,7 +438,7 @@ cross_traffic() {
 # mode e2e: only the source controls, from the bottleneck's reports
 # relayed by the routers (its hoprtt is the end-to-end round trip)
 e2e_mode() {
-	local base_rtt u e2e_h0 e2e_ctl e2e_relay e2e_sent
+	local base_rtt u urc e2e_h0 e2e_ctl e2e_relay e2e_sent
 	base_rtt=$(rtt_ms "$H0" 10.3.0.2)
 	all_hbh mode e2e
 	hbh_down "$H0" 50mbit flow_limit 2000 limit 10000 mode e2e hoprtt "$(awk -v r="$base_rtt" 'BEGIN { printf "%dus", r * 1000 }')"
@@ -424,8 +449,10 @@ e2e_mode() {
 	e2e_ctl="h0 $e2e_h0 r1 $(hstat "$R1" controlled) r2 $(hstat "$R2" controlled)"
 	e2e_relay=$(flow_class "$R1" | awk '{ for (i = 1; i < NF; i++) if ($i == "proto") { print $(i + 2); exit } }')
 	wait $u
+	urc=$?
 	e2e_sent=$(udp_sent)
 	log "e2e: controlled flows $e2e_ctl; r1's state for the flow: $e2e_relay; $(udp_bps) bit/s, lost $(udp_lost) of $e2e_sent; drops $(drops_each)"
+	check "e2e_flow_ran (iperf3 exit $urc, $e2e_sent datagrams)" udp_ran "$urc"
 	# (h0 also controls iperf3's control connection once it has reports)
 	check "e2e_source_controls_routers_do_not" test "$e2e_h0" -ge 1 -a "${e2e_ctl#h0 $e2e_h0 }" = "r1 0 r2 0"
 	# r1 relays the bottleneck's reports for the flow (its entry exists
@@ -486,7 +513,7 @@ flow_table() {
 
 # change and delete under traffic
 change_delete() {
-	local u ok=1 s
+	local u urc ok=1 s
 	all_hbh
 	udp_run 4 40M &
 	u=$!
@@ -500,7 +527,9 @@ change_delete() {
 	sleep 0.5
 	ip netns exec "$R1" tc qdisc add dev down root hbh rate 50mbit || ok=0
 	wait $u
-	check "change_delete_under_traffic" test $ok = 1 -a "$(udp_bps)" != 0
+	urc=$?
+	check "change_delete_flow_ran (iperf3 exit $urc, $(udp_bps) bit/s)" udp_ran "$urc"
+	check "change_delete_under_traffic" test $ok = 1
 }
 
 setup_prepare() {

@@ -37,12 +37,23 @@ now_ns() { date +%s%N; }
 # qdisc_del NS DEV [root|clsact]
 qdisc_del() { ip netns exec "$1" tc qdisc del dev "$2" "${3:-root}"; }
 
+# r_rx_frames: frames of the feedback Ethertype r's "up" received (its
+# ingress filter, pref 1), "null" without the filter
+r_rx_frames() {
+	ip netns exec "$R" tc -s -j filter show dev up ingress pref 1 |
+		jq -r '[.[] | select(.options) | .options.actions[0].stats.packets][0] // "null"'
+}
+
 # a local raw socket blasts frames of the feedback Ethertype (~42 Mbit/s
-# of 1500-byte frames for 7 s) beside a TCP flow through a's hbh
+# of 1500-byte frames for 7 s) beside a TCP flow through a's hbh; r
+# counts the frames that arrive (nothing there takes them: r has no hbh)
 shaper_bypass() {
-	local bl ip b0 t0 b1 t1 egress tcp bound share
+	local bl blrc blsent ip iprc b0 t0 b1 t1 egress tcp bound share rx
 	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit
 	defer qdisc_del "$A" eth0
+	ip netns exec "$R" tc qdisc add dev up clsact
+	defer qdisc_del "$R" up clsact
+	ip netns exec "$R" tc filter add dev up ingress pref 1 protocol 0x88b5 matchall action drop
 	ip netns exec "$R" iperf3 -s -1 -p 5201 -B 10.1.0.2 >/dev/null 2>&1 &
 	defer kill $!
 	busywait 5000 ip netns exec "$R" sh -c 'ss -ltn | grep -q ":5201 "'
@@ -57,12 +68,23 @@ shaper_bypass() {
 	sleep 3
 	b1=$(txb "$A" eth0)
 	t1=$(now_ns)
-	wait $ip $bl
+	wait $ip
+	iprc=$?
+	wait $bl
+	blrc=$?
+	read -r blsent _ <<<"$(cat "$TMP_DIR/blast")"
+	rx=$(r_rx_frames)
 	egress=$(awk -v b=$((b1 - b0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.0f", b * 8 / (t / 1e9) }')
 	tcp=$(jq -r '.end.sum_received.bits_per_second // 0' "$TMP_DIR/tcp.json")
 	bound=$(awk -v c=$C -v m=$MTU_WIRE -v p=$PERIOD_NS 'BEGIN { printf "%.0f", c + m * 8 / (p / 1e9) }')
 	share=$(awk -v c=$C 'BEGIN { printf "%.0f", 0.9 * 0.5 * c * 1448 / 1514 }')
-	log "bypass: blaster sent/refused $(cat "$TMP_DIR/blast"); egress of a's eth0 $egress bit/s (bound $bound); tcp $tcp bit/s (>= $share); a: $(ip netns exec "$A" tc -s qdisc show dev eth0 | tr '\n' ' ')"
+	log "bypass: blaster (exit $blrc) sent/refused $(cat "$TMP_DIR/blast"), r received $rx of them; egress of a's eth0 $egress bit/s (bound $bound); tcp (exit $iprc) $tcp bit/s (>= $share); a: $(ip netns exec "$A" tc -s qdisc show dev eth0 | tr '\n' ' ')"
+	# the traffic flowed: the blaster's frames left a and reached r, and
+	# the TCP flow ran, so that the egress measured carried both
+	check "bypass_blast_sent (exit $blrc, ${blsent:-no} frames sent, $rx received at r)" \
+		eval 'test "$blrc" = 0 && fcmp "$blsent" ">" 0 && fcmp "$rx" ">" 0'
+	check "bypass_tcp_ran (exit $iprc, $tcp bit/s)" eval 'test "$iprc" = 0 && fcmp "$tcp" ">" 0'
+	check "bypass_egress_measured ($((b1 - b0)) bytes)" test $((b1 - b0)) -gt 0
 	check "bypass_egress_within_rate ($egress <= $bound bit/s)" test "$egress" -le "$bound"
 	perf_check "bypass_data_keeps_share ($tcp >= $share bit/s)" fcmp "$tcp" '>=' "$share"
 	check "bypass_blast_counted_in_qdisc_bytes" test "$(xs "$A" eth0 bytes)" -ge $((b1 - b0))
@@ -111,6 +133,7 @@ report_amplification() {
 	log "amplification: $spoofed datagrams from $nflows ports in 3 s; r carried $carried bytes; reports back to a: $rep_p frames, $rep_b bytes ($bc_p broadcast); bound $rbound (carried / 16 + one 1-entry frame per period x $periods); $(awk -v r=$rep_b -v c=$carried -v t=$((t1 - t0)) 'BEGIN { printf "in %.2f Mbit/s, reports %.2f Mbit/s", c * 8 / t * 1000, r * 8 / t * 1000 }')"
 	log "r: $("$SELFTESTS_DIR/hbh_xstats.py" "$R" down | tr '\n' ' ')"
 	log "a: fb_received $(xs "$A" eth0 fb_received) fb_rejected $(xs "$A" eth0 fb_rejected)"
+	check "amp_traffic_flowed ($spoofed datagrams sent, r carried $carried bytes)" eval 'fcmp "$spoofed" ">" 0 && fcmp "$carried" ">" 0'
 	check "amp_reports_sent" test "$rep_p" -gt 0
 	check "amp_report_bytes_bounded ($rep_b <= $rbound)" test "$rep_b" -le "$rbound"
 	check "amp_reports_unicast ($bc_p broadcast of $rep_p)" test "$bc_p" -eq 0
@@ -120,7 +143,7 @@ report_amplification() {
 # flows arriving on an ipip device get no report (no Ethernet header can
 # be built there), counted as unsendable
 l3_upstream() {
-	local l3_sent l3_uns
+	local l3_pk l3_sent l3_uns
 	ip -n "$A" link add tun0 type ipip local 10.1.0.1 remote 10.1.0.2
 	defer ip -n "$A" link del tun0
 	ip -n "$R" link add tun0 type ipip local 10.1.0.2 remote 10.1.0.1
@@ -135,9 +158,12 @@ l3_upstream() {
 	defer qdisc_del "$R" down
 	udp_blast "$A" 10.2.0.2 2000
 	sleep 0.3
+	l3_pk=$(xs "$R" down packets)
 	l3_sent=$(xs "$R" down fb_sent)
 	l3_uns=$(xs "$R" down fb_unsendable)
-	log "l3: r: flows $(xs "$R" down flows); fb_sent $l3_sent fb_unsendable $l3_uns; tun0 tx_dropped $(ip netns exec "$R" cat /sys/class/net/tun0/statistics/tx_dropped)"
+	log "l3: r: $l3_pk packets carried, flows $(xs "$R" down flows); fb_sent $l3_sent fb_unsendable $l3_uns; tun0 tx_dropped $(ip netns exec "$R" cat /sys/class/net/tun0/statistics/tx_dropped)"
+	# (the datagrams came through the tunnel and left by r's hbh)
+	check "l3_traffic_flowed ($l3_pk packets at r)" fcmp "$l3_pk" '>' 0
 	check "l3_no_headerless_reports (fb_sent $l3_sent)" test "$l3_sent" = 0
 	check "l3_unsendable_counted ($l3_uns)" test "$l3_uns" != null -a "$l3_uns" != 0
 }
