@@ -223,8 +223,10 @@ ktap_script() {
 # (its output kept in TAP_LOGDIR/NAME.tap) as a subtest whose result fails
 # if the program exits non-zero, prints no plan, stops short of it or
 # fails a test.  TAP_N counts the results, TAP_RC is 1 once one failed.
-TAP_N=0
+# (TAP_RC is for the runner that sources this file: tools/unit's exit status)
+# shellcheck disable=SC2034
 TAP_RC=0
+TAP_N=0
 TAP_LOGDIR=${TMPDIR:-/tmp}
 tap_res() {
 	TAP_N=$((TAP_N + 1))
@@ -232,6 +234,7 @@ tap_res() {
 		echo "ok $TAP_N $2${3:+ # $3}"
 	else
 		echo "not ok $TAP_N $2${3:+ # $3}"
+		# shellcheck disable=SC2034
 		TAP_RC=1
 	fi
 }
