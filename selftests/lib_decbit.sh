@@ -2,7 +2,9 @@
 # shellcheck shell=bash
 #
 # The decbit selftests' helpers (sourced after lib.sh): the bottleneck
-# measured over netlink, and tcp_decbit's count of Reno fallbacks.
+# measured over netlink, tcp_decbit's count of Reno fallbacks, and
+# differences and sums of counters that are "null" unless every counter
+# was read (a missing counter never reads as 0).
 
 # qdisc_measure NS DEV SECONDS RATE: sample the root qdisc over netlink
 # every 20 ms for SECONDS, from one process (forking tc per sample loads a
@@ -36,3 +38,12 @@ qdisc_rate() {
 # decbit_fallbacks: tcp_decbit's count of connections that fell back to
 # Reno (no ECN negotiated)
 decbit_fallbacks() { cat /sys/module/tcp_decbit/parameters/reno_fallbacks; }
+
+# count_diff A B: B - A for two counts, "null" unless both are integers
+count_diff() {
+	[[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]] && echo $(($2 - $1)) || echo null
+}
+# count_sum A B: A + B for two counts, "null" unless both are integers
+count_sum() {
+	[[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]] && echo $(($1 + $2)) || echo null
+}

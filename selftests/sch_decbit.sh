@@ -32,16 +32,22 @@ pace_sender() {
 
 # udp_through RATE_MBIT TOS SECONDS: an iperf3 UDP stream s1 -> d at
 # RATE (on the wire: 1400-byte payloads are 1442-byte frames), paced;
-# prints "<qdisc marked> <receiver CE packets> <qdisc sent packets>"
+# prints "<qdisc marked> <receiver CE packets> <qdisc sent packets>
+# <iperf3's exit status>" ("null" for a figure that could not be read)
 udp_through() {
-	local rate=$1 tos=$2 secs=$3 ce0 ce1
+	local rate=$1 tos=$2 secs=$3 ce0 ce1 rc
 	pace_sender "$((rate * 1000 * 105 / 100))"
 	ce0=$(nstat_get "$D" IpExtInCEPkts)
 	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5202 -u -b "$((rate * 1000 * 1400 / 1442))K" \
-		-S "$tos" -l 1400 -t "$secs" >/dev/null 2>&1
+		-S "$tos" -l 1400 -t "$secs" >"$TMP_DIR/udp_through" 2>&1
+	rc=$?
+	[ $rc = 0 ] || log "iperf3 exited $rc: $(tail -n 2 "$TMP_DIR/udp_through" | xargs)" >&2
 	ce1=$(nstat_get "$D" IpExtInCEPkts)
-	echo "$(qdisc_stat "$R1" rb0 marked) $((ce1 - ce0)) $(qdisc_stat "$R1" rb0 packets)"
+	echo "$(qdisc_stat "$R1" rb0 marked) $(count_diff "$ce0" "$ce1") $(qdisc_stat "$R1" rb0 packets) $rc"
 }
+# flowed RC PACKETS: the sender exited 0 and the qdisc sent packets (a
+# check on what the traffic did holds only if there was traffic)
+flowed() { [ "$1" = 0 ] && fcmp "$2" '>' 0; }
 
 # a fresh root decbit qdisc (replace would keep the counters), deleted
 # when the test ends
@@ -71,23 +77,27 @@ options() {
 # every packet marked; the receiver's CE count equals "marked"; the
 # statistics carry every key
 marking() {
-	local m ce sent st
+	local m ce sent rc st
 	defer pace_sender 20000
 	decbit_root rate 10mbit
-	read -r m ce sent <<<"$(udp_through 5 2 3)"
+	read -r m ce sent rc <<<"$(udp_through 5 2 3)"
 	log "50% load: marked $m of $sent, receiver CE $ce, avg $(qdisc_stat "$R1" rb0 avg)"
+	check "ect_50pct_traffic_flowed (iperf3 status $rc, $sent packets)" flowed "$rc" "$sent"
 	# A paced stream at half the rate keeps the average well under one
 	# packet; TCG timer jitter makes small bursts, so allow up to 10% (the
 	# overload case below marks over 90%).
 	check "ect_50pct_few_marks" fcmp "$m" '<=' "$((sent / 10))"
-	check "ect_50pct_marks_counted" test "$m" = "$ce"
+	check "ect_50pct_marks_counted ($m = $ce)" fcmp "$m" '==' "$ce"
 	decbit_root rate 10mbit
-	read -r m ce sent <<<"$(udp_through 12 2 3)"
+	read -r m ce sent rc <<<"$(udp_through 12 2 3)"
 	log "120% load: marked $m of $sent, receiver CE $ce, avg $(qdisc_stat "$R1" rb0 avg)"
+	check "ect_120pct_traffic_flowed (iperf3 status $rc, $sent packets)" flowed "$rc" "$sent"
+	# (the count below means something only if there are marks to count)
+	check "ect_120pct_marks_seen ($m > 0)" fcmp "$m" '>' 0
 	# (most only if the guest can offer 120 %: a load the debug kernel's
 	# guest did not reach)
 	perf_check "ect_120pct_most_marked" fcmp "$m" '>=' "$((sent * 9 / 10))"
-	check "ect_120pct_marks_counted" test "$m" = "$ce"
+	check "ect_120pct_marks_counted ($m = $ce)" fcmp "$m" '==' "$ce"
 	st=$(ip netns exec "$R1" tc -s -j qdisc show dev rb0 | jq -c '.[0] | [.avg, .marked, .nonect_passed, .nonect_dropped, .overlimit_dropped, .cycles, .congested] | map(type)')
 	check "xstats_json_keys" test "$st" = '["number","number","number","number","number","number","number"]'
 	check "xstats_text" sh -c "ip netns exec $R1 tc -s qdisc show dev rb0 | grep -q 'avg [0-9.]* congested [01] marked [0-9]* nonect_passed [0-9]* nonect_dropped [0-9]* overlimit_dropped [0-9]* cycles [0-9]*'"
@@ -102,7 +112,7 @@ marking() {
 # rate_held RATIO MS: within 0.95-1.02 of the rate, over at least 1 s
 rate_held() { [ "$2" -ge 1000 ] && between "$1" 0.95 1.02; }
 rate_catchup() {
-	local c u q n ub ms sp u0=nan u100=nan ms100=0
+	local c u q n ub ms sp rc u0=nan u100=nan ms100=0
 	for c in 0 100ms; do
 		decbit_root rate 40mbit limit 300 catchup "$c"
 		# the sampler first: a flood slows a process's start by seconds
@@ -110,14 +120,17 @@ rate_catchup() {
 		sp=$!
 		busywait 15000 grep -q '^# ready' "$TMP_DIR/cu.$c"
 		ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5202 -u -b 60M -l 1400 \
-			-t 5 >"$TMP_DIR/catchup.$c" 2>&1 ||
-			log "iperf3: $(tail -n 3 "$TMP_DIR/catchup.$c" | xargs)"
+			-t 5 >"$TMP_DIR/catchup.$c" 2>&1
+		rc=$?
+		[ $rc = 0 ] || log "iperf3: $(tail -n 3 "$TMP_DIR/catchup.$c" | xargs)"
 		wait "$sp"
 		# from 1.5 s to 4.5 s after the start: the queue is full by then
 		# (the rate asserted is the one while the queue held work for the
 		# whole sample interval: a TCG guest's sender stalls at times)
 		read -r u q n ub ms <<<"$(qdisc_rate 40000000 1500 4500 1500 <"$TMP_DIR/cu.$c")"
 		log "catchup $c: the link busy $u of 40 Mbit/s, mean queue $q ($n samples); $ub while backlogged ($ms ms)"
+		# (qdisc_rate gives a number only from two samples or more)
+		check "catchup_${c}_traffic_flowed (iperf3 status $rc, link busy $u)" flowed "$rc" "$u"
 		if [ "$c" = 0 ]; then u0=$ub; else u100=$ub ms100=$ms; fi
 	done
 	perf_check "catchup_keeps_the_rate ($u100 over $ms100 ms backlogged, catchup 0: $u0)" \
@@ -127,21 +140,24 @@ rate_catchup() {
 
 # non-ECT: "pass" passes and counts; "drop" drops only while congested
 nonect() {
-	local m ce sent sent50 np nd50 nd120 drops
+	local m ce sent sent50 rc rc50 np nd50 nd120 drops
 	defer pace_sender 20000
 	decbit_root rate 10mbit nonect pass
-	read -r m ce sent <<<"$(udp_through 12 0 3)"
+	read -r m ce sent rc <<<"$(udp_through 12 0 3)"
 	np=$(qdisc_stat "$R1" rb0 nonect_passed)
 	log "non-ECT pass at 120%: nonect_passed $np of $sent sent, marked $m"
+	check "nonect_pass_traffic_flowed (iperf3 status $rc, $sent packets)" flowed "$rc" "$sent"
 	perf_check "nonect_pass_counted" fcmp "$np" '>=' "$((sent * 9 / 10))"
 	decbit_root rate 10mbit nonect drop
-	read -r m ce sent50 <<<"$(udp_through 5 0 3)"
+	read -r m ce sent50 rc50 <<<"$(udp_through 5 0 3)"
 	nd50=$(qdisc_stat "$R1" rb0 nonect_dropped)
 	decbit_root rate 10mbit nonect drop
-	read -r m ce sent <<<"$(udp_through 12 0 3)"
+	read -r m ce sent rc <<<"$(udp_through 12 0 3)"
 	nd120=$(qdisc_stat "$R1" rb0 nonect_dropped)
 	drops=$(qdisc_stat "$R1" rb0 drops)
-	log "non-ECT drop: dropped $nd50 at 50%, $nd120 at 120% (qdisc drops $drops, sent $sent)"
+	log "non-ECT drop: dropped $nd50 at 50%, $nd120 at 120% (qdisc drops $drops, sent $sent50 and $sent)"
+	check "nonect_drop_traffic_flowed (iperf3 status $rc50 and $rc, $sent50 and $sent packets)" \
+		eval 'flowed "$rc50" "$sent50" && flowed "$rc" "$sent"'
 	check "nonect_drop_idle" fcmp "$nd50" '<=' "$((sent50 / 10))"
 	perf_check "nonect_drop_congested" fcmp "$nd120" '>=' 100
 }
@@ -151,7 +167,7 @@ child() { ip netns exec "$R1" tc -s -j qdisc show dev rb0 | jq -r ".[] | select(
 
 # as a child of tbf and of htb (unpaced; the parent is the bottleneck)
 child_qdisc() {
-	local parent ce0 ce1 m40 n40 m120 n120
+	local parent ce0 ce1 m40 n40 m120 n120 rc40 rc120 ce
 	defer no_root
 	defer pace_sender 20000
 	for parent in tbf htb; do
@@ -167,15 +183,23 @@ child_qdisc() {
 		ce0=$(nstat_get "$D" IpExtInCEPkts)
 		pace_sender 4200
 		ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5202 -u -b 4M -S 2 -l 1400 -t 3 >/dev/null 2>&1
+		rc40=$?
 		pace_sender 12600
 		m40=$(child marked); n40=$(child packets)
 		ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5202 -u -b 12M -S 2 -l 1400 -t 3 >/dev/null 2>&1
-		m120=$(( $(child marked) - m40 )); n120=$(( $(child packets) - n40 ))
+		rc120=$?
+		m120=$(count_diff "$m40" "$(child marked)"); n120=$(count_diff "$n40" "$(child packets)")
 		ce1=$(nstat_get "$D" IpExtInCEPkts)
-		log "child of $parent: 40% load marked $m40 of $n40; 120% load marked $m120 of $n120; receiver CE $((ce1 - ce0))"
+		ce=$(count_diff "$ce0" "$ce1")
+		log "child of $parent: 40% load marked $m40 of $n40; 120% load marked $m120 of $n120; receiver CE $ce"
+		check "child_of_${parent}_traffic_flowed (iperf3 status $rc40 and $rc120, $n40 and $n120 packets)" \
+			eval 'flowed "$rc40" "$n40" && flowed "$rc120" "$n120"'
 		check "child_of_${parent}_low_load" fcmp "$m40" '<=' "$((n40 / 50))"
 		perf_check "child_of_${parent}_overload" fcmp "$m120" '>=' "$((n120 * 8 / 10))"
-		check "child_of_${parent}_marks_reach_receiver ($((m40 + m120)) = $((ce1 - ce0)))" test "$((m40 + m120))" = "$((ce1 - ce0))"
+		# (the receiver's count means something only if there are marks)
+		check "child_of_${parent}_marks_seen ($m120 > 0)" fcmp "$m120" '>' 0
+		check "child_of_${parent}_marks_reach_receiver ($m40 + $m120 = $ce)" \
+			fcmp "$(count_sum "$m40" "$m120")" '==' "$ce"
 	done
 }
 
@@ -229,13 +253,15 @@ bad_options() {
 	check "netlink_out_of_range_refused" nl_all_refused
 }
 
+# rx_packets: what d's interface received
+rx_packets() { ip netns exec "$D" cat /sys/class/net/eth0/statistics/rx_packets; }
 link_works() { ip netns exec "$S1" ping -c 2 -W 2 -q 10.9.0.2 >/dev/null; }
 
 # add/change/replace/delete 50 times while a flow runs, from one tc
 # process for all 200 commands (forking 400 processes takes minutes under
 # TCG); -force keeps going after an error and still fails
 lifecycle() {
-	local flow i ok=0
+	local flow i ok=0 rx0 rx1 running=no
 	defer no_root
 	no_root
 	pace_sender 20000
@@ -243,6 +269,7 @@ lifecycle() {
 	flow=$!
 	defer kill $flow
 	sleep 2
+	rx0=$(rx_packets)
 	for i in $(seq 1 50); do
 		echo "qdisc add dev rb0 root decbit rate 10mbit limit $((100 + i))"
 		echo "qdisc change dev rb0 root decbit limit $((5 + i % 7)) threshold 0.$((i % 9 + 1))"
@@ -250,9 +277,16 @@ lifecycle() {
 		echo "qdisc del dev rb0 root"
 	done >"$TMP_DIR/life"
 	ip netns exec "$R1" tc -force -batch "$TMP_DIR/life" && ok=50
+	rx1=$(rx_packets)
 	no_root
+	# (the flow runs for 30 s: still running now unless it failed)
+	kill -0 $flow 2>/dev/null && running=yes
 	kill $flow 2>/dev/null
 	wait $flow 2>/dev/null
+	rx1=$(count_diff "$rx0" "$rx1")
+	log "the receiver got $rx1 packets during the changes; the flow still ran: $running"
+	check "lifecycle_traffic_flowed (flow running: $running, $rx1 packets received)" \
+		eval '[ $running = yes ] && fcmp "$rx1" ">" 0'
 	check "lifecycle_under_traffic (50 add/change/replace/delete, all ok: $ok)" test "$ok" = 50
 	# the link still works afterwards
 	check "link_works_after_lifecycle" link_works
@@ -271,8 +305,10 @@ limit_shrink() {
 	read -r q_parent q_child <<<"$(ip netns exec "$R1" tc -s -j qdisc show dev rb0 |
 		jq -r '[(.[] | select(.kind == "tbf") | .qlen), (.[] | select(.kind == "decbit") | .qlen)] | @tsv')"
 	log "shrinking limit from 1000 to 5 with $q_before queued: parent qlen $q_parent, child qlen $q_child"
-	check "limit_shrink_reduces_parent_backlog" test "$q_parent" = "$q_child" -a "$q_child" -le 5
-	perf_check "limit_shrink_had_a_backlog ($q_before > 50)" test "$q_before" -gt 50
+	# (the shrink has packets to trim only with more than 5 queued)
+	check "limit_shrink_had_packets_to_trim ($q_before > 5)" fcmp "$q_before" '>' 5
+	check "limit_shrink_reduces_parent_backlog" eval 'fcmp "$q_parent" "==" "$q_child" && fcmp "$q_child" "<=" 5'
+	perf_check "limit_shrink_had_a_backlog ($q_before > 50)" fcmp "$q_before" '>' 50
 }
 
 setup_prepare() {

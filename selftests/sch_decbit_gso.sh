@@ -16,16 +16,22 @@
 ALL_TESTS="paced unpaced split_under_parent"
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_decbit.sh"
 
 require_cmd tc iperf3 nstat ethtool
 require_module sch_decbit
 
-# two_flows SECS: one cubic ECN flow from each sender
+# two_flows SECS: one cubic ECN flow from each sender; sets FLOWS_RC to
+# their exit statuses ("0 0": both ran)
 two_flows() {
-	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -t "$1" >/dev/null 2>&1 &
-	local p1=$!
-	ip netns exec "$S2" iperf3 -c 10.9.0.2 -p 5202 -t "$1" >/dev/null 2>&1
+	local p1 rc2
+	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -t "$1" >"$TMP_DIR/f1" 2>&1 &
+	p1=$!
+	ip netns exec "$S2" iperf3 -c 10.9.0.2 -p 5202 -t "$1" >"$TMP_DIR/f2" 2>&1
+	rc2=$?
 	wait $p1
+	FLOWS_RC="$? $rc2"
+	[ "$FLOWS_RC" = "0 0" ] || log "iperf3 exited $FLOWS_RC: $(tail -qn 1 "$TMP_DIR/f1" "$TMP_DIR/f2" | xargs)"
 }
 ce() { nstat_get "$D" IpExtInCEPkts; }
 # packets r's ingress received, less the skbs it passed up: what GRO merged
@@ -36,7 +42,8 @@ gro_skbs() {
 no_root() { tc -n "$R" qdisc del dev rd0 root 2>/dev/null; return 0; }
 
 # phase QDISC-OPTIONS...: the receiver's CE count against the qdisc's
-# (P_CE, P_MARKED), the qdisc left in place
+# (P_CE, P_MARKED; "null" unless both counts were read) and the packets
+# it sent (P_SENT), the qdisc left in place
 phase() {
 	local ce0 ce1 m0 m1 gro0 gro1
 	no_root
@@ -45,24 +52,29 @@ phase() {
 	ce0=$(ce) m0=$(qdisc_stat "$R" rd0 marked) gro0=$(gro_skbs)
 	two_flows 4
 	ce1=$(ce) m1=$(qdisc_stat "$R" rd0 marked) gro1=$(gro_skbs)
-	P_CE=$((ce1 - ce0)) P_MARKED=$((m1 - m0))
-	log "decbit $*: receiver CE $P_CE, qdisc marked $P_MARKED of $(qdisc_stat "$R" rd0 packets) packets; r's ingress merged $((gro1 - gro0)) super-packets"
+	P_CE=$(count_diff "$ce0" "$ce1") P_MARKED=$(count_diff "$m0" "$m1")
+	P_SENT=$(qdisc_stat "$R" rd0 packets)
+	log "decbit $*: receiver CE $P_CE, qdisc marked $P_MARKED of $P_SENT packets; r's ingress merged $((gro1 - gro0)) super-packets"
 }
+# flows_ran: both senders exited 0 and the qdisc sent packets
+flows_ran() { [ "$FLOWS_RC" = "0 0" ] && fcmp "$P_SENT" '>' 0; }
 
 paced() {
 	phase rate 40mbit threshold 2
-	check "paced_marks_some ($P_MARKED)" test "$P_MARKED" -gt 0
-	perf_check "paced_marks_many ($P_MARKED > 100)" test "$P_MARKED" -gt 100
-	check "paced_marked_equals_receiver_ce ($P_MARKED = $P_CE)" test "$P_MARKED" = "$P_CE"
-	check "paced_no_drops" test "$(qdisc_stat "$R" rd0 drops)" = 0
+	check "paced_flows_ran (iperf3 status $FLOWS_RC, $P_SENT packets)" flows_ran
+	check "paced_marks_some ($P_MARKED)" fcmp "$P_MARKED" '>' 0
+	perf_check "paced_marks_many ($P_MARKED > 100)" fcmp "$P_MARKED" '>' 100
+	check "paced_marked_equals_receiver_ce ($P_MARKED = $P_CE)" fcmp "$P_MARKED" '==' "$P_CE"
+	check "paced_no_drops" fcmp "$(qdisc_stat "$R" rd0 drops)" '==' 0
 }
 
 unpaced() {
 	phase threshold 0.001
-	check "unpaced_marks_some ($P_MARKED)" test "$P_MARKED" -gt 0
-	perf_check "unpaced_marks_many ($P_MARKED > 1000)" test "$P_MARKED" -gt 1000
-	check "unpaced_marked_equals_receiver_ce ($P_MARKED = $P_CE)" test "$P_MARKED" = "$P_CE"
-	check "unpaced_no_drops" test "$(qdisc_stat "$R" rd0 drops)" = 0
+	check "unpaced_flows_ran (iperf3 status $FLOWS_RC, $P_SENT packets)" flows_ran
+	check "unpaced_marks_some ($P_MARKED)" fcmp "$P_MARKED" '>' 0
+	perf_check "unpaced_marks_many ($P_MARKED > 1000)" fcmp "$P_MARKED" '>' 1000
+	check "unpaced_marked_equals_receiver_ce ($P_MARKED = $P_CE)" fcmp "$P_MARKED" '==' "$P_CE"
+	check "unpaced_no_drops" fcmp "$(qdisc_stat "$R" rd0 drops)" '==' 0
 }
 
 # paced under a parent (htb), local UDP GSO bursts of 40 segments into
@@ -86,8 +98,8 @@ split_under_parent() {
 	cq=$(jq '.[] | select(.kind == "decbit") | .qlen' <<<"$j")
 	cd=$(jq '.[] | select(.kind == "decbit") | .drops' <<<"$j")
 	log "htb parent qlen $pq, decbit child qlen $cq, child drops $cd, sent $(jq '.[] | select(.kind == "decbit") | .packets' <<<"$j")"
-	check "split_drops_counted ($cd)" test "$cd" -gt 1000
-	check "parent_qlen_back_to_0 ($pq)" test "$pq" = 0
+	check "split_drops_counted ($cd)" fcmp "$cd" '>' 1000
+	check "parent_qlen_back_to_0 ($pq)" fcmp "$pq" '==' 0
 }
 
 setup_prepare() {

@@ -93,22 +93,44 @@ bad_options() {
 	check "unchanged_after_bad" grep -q "pool 7 pool_limit ${NT}p ibl 0.25 input hin" <<<"$(rt qdisc show dev o1)"
 }
 
-# udp NS DST PORT RATE SECONDS: iperf3 UDP, JSON to $TMP_DIR/pu.PORT
+# udp NS DST PORT RATE SECONDS: iperf3 UDP, JSON to $TMP_DIR/pu.PORT,
+# its exit status to $TMP_DIR/rc.PORT
 udp() {
 	ip netns exec "$1" iperf3 -c "$2" -p "$3" -u -b "$4" -l 1400 -t "$5" -J \
 		>"$TMP_DIR/pu.$3" 2>/dev/null
+	echo $? >"$TMP_DIR/rc.$3"
 }
-# rx PORT: the rate received (sent less the receiver's count of lost)
-rx() { jq -r '.end.sum | (.bits_per_second // 0) * (1 - (.lost_percent // 100) / 100)' "$TMP_DIR/pu.$1"; }
+# rx PORT: the rate received (sent less the receiver's count of lost);
+# "null" if iperf3 reported no figures
+rx() {
+	jq -r '.end.sum | if (.bits_per_second | type) == "number" and (.lost_percent | type) == "number"
+		then .bits_per_second * (1 - .lost_percent / 100) else "null" end' "$TMP_DIR/pu.$1" 2>/dev/null ||
+		echo null
+}
+# udp_ok PORT...: each flow's iperf3 exited 0 and something was received
+udp_ok() {
+	local p
+	for p in "$@"; do
+		[ "$(cat "$TMP_DIR/rc.$p" 2>/dev/null)" = 0 ] && fcmp "$(rx "$p")" '>' 0 || return 1
+	done
+}
 # sample SECONDS: o1's and o2's queues and the pool, every 20 ms, into
-# $TMP_DIR/ps ("ms qlen_o1 qlen_o2 pool_used pool_input")
+# $TMP_DIR/ps ("ms qlen_o1 qlen_o2 pool_used pool_input"); sampled()
+# waits for it: true if it exited 0 (every sample complete)
 sample() {
 	rm -f "$TMP_DIR/ps"
 	"$SELFTESTS_DIR/pool_sample.py" "$R" "$1" 20 o1 o2 >"$TMP_DIR/ps" &
 	smp=$!
 	busywait 20000 test -s "$TMP_DIR/ps"
 }
-col_max() { awk -v c="$1" '!/^#/ && $c > m { m = $c } END { print m + 0 }' "$TMP_DIR/ps"; }
+sampled() { wait $smp; }
+# col_max COLUMN: the largest figure of a column of the samples; "null"
+# if there is no sample or a figure is not a count (-1: missing)
+col_max() {
+	awk -v c="$1" '!/^#/ { n++; if ($c !~ /^[0-9]+$/) bad = 1; else if ($c + 0 > m) m = $c + 0 }
+		END { if (n && !bad) print m + 0; else print "null" }' "$TMP_DIR/ps" 2>/dev/null || echo null
+}
+nsamples() { grep -vc '^#' "$TMP_DIR/ps"; }
 pool_empty() { [ "$(st o1 pool_used)" = 0 ] && [ "$(st o1 pool_input)" = 0 ] && [ "$(st o2 pool_used)" = 0 ]; }
 # udp_pair SAMPLE_S SECS NS1 DST1 PORT1 NS2 DST2 PORT2: two 30 Mbit/s UDP
 # flows started together, the pool sampled.  If one flow's UDP fills the
@@ -116,7 +138,8 @@ pool_empty() { [ "$(st o1 pool_used)" = 0 ] && [ "$(st o1 pool_input)" = 0 ] && 
 # connection's packets are refused by the pool (the hogging Lam & Lien's
 # limits are about) and the flow never starts.  That is the harness, not
 # the qdisc: the pair runs again once, and the attempts are logged.
-# ibl_at_start is o1's ibl_dropped when the last attempt began.
+# ibl_at_start is o1's ibl_dropped when the last attempt began; smp_ok
+# says whether its sampler exited 0.  False if neither attempt ran both.
 udp_pair() {
 	local attempt u
 	for attempt in 1 2; do
@@ -126,72 +149,83 @@ udp_pair() {
 		udp "$3" "$4" "$5" 30M "$2" &
 		u=$!
 		udp "$6" "$7" "$8" 30M "$2"
-		wait $u $smp
-		fcmp "$(rx "$5")" '>' 0 && fcmp "$(rx "$8")" '>' 0 && return 0
+		wait $u
+		smp_ok=no
+		sampled && smp_ok=yes
+		udp_ok "$5" "$8" && return 0
 		log "attempt $attempt: a flow did not start: $(jq -c '.error // .end.sum' "$TMP_DIR/pu.$5" "$TMP_DIR/pu.$8" 2>&1 | tr '\n' ' ')"
 	done
+	return 1
 }
 
 # input alone: at most N_I buffers, the rest refused by the limit
 input_alone() {
-	local in_used in_input
+	local in_used in_input smp_ok=no
 	pool_qdiscs || return 1
 	sample 4
 	udp "$A" 10.11.0.2 5201 30M 3
-	wait $smp
+	sampled && smp_ok=yes
 	in_used=$(col_max 4)
 	in_input=$(col_max 5)
-	log "input alone, 30 Mbit/s into 10: $(rx 5201) bit/s received; pool_used max $in_used, pool_input max $in_input; ibl_dropped $(st o1 ibl_dropped), pool_dropped $(st o1 pool_dropped)"
-	check "input_held_to_N_I (max $in_input <= $NI)" test "$in_input" -le $NI -a "$in_used" -le $NI
-	# (not vacuous: the samples saw input buffers held; a guest too slow
-	# to overload the link, or to sample it, sees none)
-	perf_check "input_held_seen (max $in_input >= 1)" test "$in_input" -ge 1
-	check "input_not_refused_by_pool" test "$(st o1 pool_dropped)" = 0
-	perf_check "input_refused_by_ibl" test "$(st o1 ibl_dropped)" -gt 0
+	log "input alone, 30 Mbit/s into 10: $(rx 5201) bit/s received (status $(cat "$TMP_DIR/rc.5201")); $(nsamples) samples (complete: $smp_ok): pool_used max $in_used, pool_input max $in_input; ibl_dropped $(st o1 ibl_dropped), pool_dropped $(st o1 pool_dropped)"
+	# (what the checks below measure happened: the flow ran and
+	# delivered, the pool was sampled throughout)
+	check "input_traffic_flowed" udp_ok 5201
+	check "input_sampled ($(nsamples) samples, complete: $smp_ok)" test $smp_ok = yes
+	check "input_held_to_N_I (max $in_input <= $NI)" eval 'fcmp "$in_input" "<=" $NI && fcmp "$in_used" "<=" $NI'
+	# (input buffers seen held; a guest too slow to overload the link, or
+	# to sample it, sees none)
+	perf_check "input_held_seen (max $in_input >= 1)" fcmp "$in_input" '>=' 1
+	check "input_not_refused_by_pool" fcmp "$(st o1 pool_dropped)" '==' 0
+	perf_check "input_refused_by_ibl" fcmp "$(st o1 ibl_dropped)" '>' 0
 }
 
 # input and transit into the same egress: transit takes the buffers input
 # may not (N_T - N_I = 15 against 5), and the link in that ratio
 input_and_transit() {
-	local ibl0 rx_in rx_tr mix_used mix_input
+	local ibl0 rx_in rx_tr mix_used mix_input ran=no smp_ok
 	pool_qdiscs || return 1
-	udp_pair 5 4 "$A" 10.11.0.2 5204 "$B" 10.11.0.2 5205
+	udp_pair 5 4 "$A" 10.11.0.2 5204 "$B" 10.11.0.2 5205 && ran=yes
 	ibl0=$ibl_at_start
 	rx_in=$(rx 5204)
 	rx_tr=$(rx 5205)
 	mix_used=$(col_max 4)
 	mix_input=$(col_max 5)
-	log "input and transit, 30 Mbit/s each: input $rx_in bit/s, transit $rx_tr bit/s received; pool_used max $mix_used, pool_input max $mix_input; ibl_dropped +$(($(st o1 ibl_dropped) - ibl0)), pool_dropped $(st o1 pool_dropped)"
+	log "input and transit, 30 Mbit/s each: input $rx_in bit/s, transit $rx_tr bit/s received; $(nsamples) samples (complete: $smp_ok): pool_used max $mix_used, pool_input max $mix_input; ibl_dropped +$(($(st o1 ibl_dropped) - ibl0)), pool_dropped $(st o1 pool_dropped)"
+	check "input_and_transit_flowed (both delivered: $ran)" test $ran = yes
+	check "input_and_transit_sampled ($(nsamples) samples, complete: $smp_ok)" test "$smp_ok" = yes
 	limited_passes() {
 		fcmp "$rx_in" '>' 100000 && fcmp "$rx_tr" '>=' "$(awk -v i="$rx_in" 'BEGIN { print 2 * i }')"
 	}
 	# (the shares show only under overload: 60 Mbit/s into 10)
 	perf_check "input_limited_transit_passes (transit $rx_tr >= 2 x input $rx_in > 0)" limited_passes
 	check "pool_bounds_held (used $mix_used <= $NT, input $mix_input <= $NI)" \
-		test "$mix_used" -le $NT -a "$mix_input" -le $NI
+		eval 'fcmp "$mix_used" "<=" $NT && fcmp "$mix_input" "<=" $NI'
 	perf_check "pool_filled_and_ibl_refused (used $mix_used >= $((NT - 2)))" \
-		test "$mix_used" -ge $((NT - 2)) -a "$(st o1 ibl_dropped)" -gt "$ibl0"
+		eval 'fcmp "$mix_used" ">=" $((NT - 2)) && fcmp "$(st o1 ibl_dropped)" ">" "$ibl0"'
 	log "received in all: $(awk -v a="$rx_in" -v b="$rx_tr" -v c=$C 'BEGIN { printf "%.3f", (a + b) / c }') of one egress"
 }
 
 # transit to both egresses: one pool of N_T for the two queues; counts
 # back to zero once the queues drain
 two_egresses() {
-	local sh_used q1 q2 others
+	local sh_used q1 q2 others ran=no smp_ok
 	pool_qdiscs || return 1
-	udp_pair 4 3 "$B" 10.11.0.2 5202 "$B" 10.12.0.2 5203
+	udp_pair 4 3 "$B" 10.11.0.2 5202 "$B" 10.12.0.2 5203 && ran=yes
 	sh_used=$(col_max 4)
 	q1=$(col_max 2)
 	q2=$(col_max 3)
 	# samples where o1's pool count exceeds o1's own queue by >= 3: o2's packets
 	others=$(awk '!/^#/ && $4 >= $2 + 3 && $3 >= 3 { n++ } END { print n + 0 }' "$TMP_DIR/ps")
-	log "two egresses, transit 30 Mbit/s each: $(rx 5202) and $(rx 5203) bit/s; queue max o1 $q1 o2 $q2; pool_used max $sh_used; samples with both queues in the pool $others of $(grep -vc '^#' "$TMP_DIR/ps"); pool_dropped o1 $(st o1 pool_dropped) o2 $(st o2 pool_dropped)"
-	check "pool_bounded_for_two_egresses ($sh_used <= $NT)" test "$sh_used" -le $NT
+	log "two egresses, transit 30 Mbit/s each: $(rx 5202) and $(rx 5203) bit/s; queue max o1 $q1 o2 $q2; pool_used max $sh_used; samples with both queues in the pool $others of $(nsamples) (complete: $smp_ok); pool_dropped o1 $(st o1 pool_dropped) o2 $(st o2 pool_dropped)"
+	check "two_egresses_flowed (both delivered: $ran)" test $ran = yes
+	check "two_egresses_sampled ($(nsamples) samples, complete: $smp_ok)" test "$smp_ok" = yes
+	check "pool_bounded_for_two_egresses ($sh_used <= $NT)" fcmp "$sh_used" '<=' $NT
 	# (both queues in the pool at once, and the pool full, need both
 	# egresses overloaded: a guest too slow to send 60 Mbit/s sees neither)
 	perf_check "pool_shared_by_two_egresses ($others samples)" test "$others" -ge 5
 	# (each qdisc's own limit is 1000: only the pool refuses)
-	perf_check "both_egresses_refused_by_pool" test "$(st o1 pool_dropped)" -gt 0 -a "$(st o2 pool_dropped)" -gt 0
+	perf_check "both_egresses_refused_by_pool" eval 'fcmp "$(st o1 pool_dropped)" ">" 0 && fcmp "$(st o2 pool_dropped)" ">" 0'
 	both_served() { fcmp "$(rx 5202)" '>=' 1000000 && fcmp "$(rx 5203)" '>=' 1000000; }
 	check "both_egresses_served" both_served
 
@@ -212,11 +246,21 @@ local_input() {
 	rt qdisc change dev o1 root decbit input hin
 }
 
+# rx_packets: what s1's and s2's interfaces have received ("N1 N2")
+rx_packets() { echo "$(ip netns exec "$S1" cat /sys/class/net/eth0/statistics/rx_packets) $(ip netns exec "$S2" cat /sys/class/net/eth0/statistics/rx_packets)"; }
+# traffic_during "A1 A2" "B1 B2": both counts grew
+traffic_during() {
+	local a1 a2 b1 b2
+	read -r a1 a2 <<<"$1"
+	read -r b1 b2 <<<"$2"
+	fcmp "$b1" '>' "$a1" && fcmp "$b2" '>' "$a2"
+}
+
 # a thousand changes on both interfaces under traffic: limits that trim
 # queues, moves between pools, input lists, replace, delete and add, link
 # down and up (reset); then the counts are exact again
 changes_under_traffic() {
-	local ops i nops u1 u2 u3 t0 berr
+	local ops i nops u1 u2 u3 t0 berr rx0 rx1
 	pool_qdiscs || return 1
 	ops=$TMP_DIR/ops
 	: >"$ops"
@@ -244,14 +288,20 @@ changes_under_traffic() {
 	u3=$!
 	sleep 1
 	t0=$(date +%s)
+	rx0=$(rx_packets)
 	rt -force -batch "$ops" >"$TMP_DIR/ops.out" 2>&1
 	berr=$?
 	ip -n "$R" link set o2 down && ip -n "$R" link set o2 up
 	ip -n "$R" link set o1 down && ip -n "$R" link set o1 up
-	log "$nops tc commands and 2 link resets under traffic in $(($(date +%s) - t0)) s (status $berr): o1 queue $(st o1 qlen), pool_used $(st o1 pool_used)"
+	rx1=$(rx_packets)
+	log "$nops tc commands and 2 link resets under traffic in $(($(date +%s) - t0)) s (status $berr): o1 queue $(st o1 qlen), pool_used $(st o1 pool_used); the receivers got $rx0 -> $rx1 packets"
 	wait $u1 $u2 $u3
 	busywait 5000 pool_empty
-	log "after traffic: o1 $(rt -s qdisc show dev o1 | tr '\n' ' ')"
+	log "after traffic: o1 $(rt -s qdisc show dev o1 | tr '\n' ' '); iperf3 status $(cat "$TMP_DIR"/rc.520[789] | xargs), received $(rx 5207) $(rx 5208) $(rx 5209) bit/s"
+	# (the changes were made under traffic: both receivers got packets
+	# while they ran, and every flow ran to its end)
+	check "changes_under_traffic_flowed (s1, s2 received: $rx0 -> $rx1)" traffic_during "$rx0" "$rx1"
+	check "changes_under_traffic_senders_ok" udp_ok 5207 5208 5209
 	check "changes_under_traffic_accepted" test "$berr" = 0
 	check "counts_exact_after_changes (used $(st o1 pool_used)/$(st o2 pool_used) input $(st o1 pool_input))" pool_empty
 }

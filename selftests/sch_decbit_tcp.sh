@@ -33,9 +33,9 @@ require_module sch_decbit tcp_decbit tcp_dctcp sch_netem
 secs=23
 # run_pair CC PORT THRESHOLD: two CC flows (to PORT and PORT + 1) through
 # "decbit rate 10mbit threshold THRESHOLD"; sets util, qmean, drops,
-# marked, rtx
+# marked, rtx, and flows: "<status> <bytes sent>" of each flow
 run_pair() {
-	local cc=$1 port=$2 c1 c2 t0 tend
+	local cc=$1 port=$2 c1 c2 t0 tend rc1 rc2
 	shift 2
 	ip netns exec "$R1" tc qdisc del dev rb0 root 2>/dev/null
 	ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit threshold "$1"
@@ -50,12 +50,27 @@ run_pair() {
 	sleep 5
 	read -r util qmean samples <<<"$(qdisc_measure "$R1" rb0 12 10e6)"
 	tend=$(( ($(date +%s%N) - t0) / 1000000 ))
-	wait $c1 $c2
+	wait $c1
+	rc1=$?
+	wait $c2
+	rc2=$?
 	drops=$(qdisc_stat "$R1" rb0 drops)
 	marked=$(qdisc_stat "$R1" rb0 marked)
-	rtx=$(( $(jq -r '.end.sum_sent.retransmits' "$TMP_DIR/f1.json") + $(jq -r '.end.sum_sent.retransmits' "$TMP_DIR/f2.json") ))
+	# (a figure iperf3 did not report is "null", never 0)
+	rtx=$(jq -rs 'map(.end.sum_sent.retransmits) | if length == 2 and all(type == "number") then add else "null" end' \
+		"$TMP_DIR/f1.json" "$TMP_DIR/f2.json" 2>/dev/null) || rtx=null
+	flows="$rc1 $(jq -r '.end.sum_sent.bytes // "null"' "$TMP_DIR/f1.json" 2>/dev/null || echo null)"
+	flows+=" $rc2 $(jq -r '.end.sum_sent.bytes // "null"' "$TMP_DIR/f2.json" 2>/dev/null || echo null)"
 	log "$cc threshold $1: link utilisation $util, mean queue $qmean pkts ($samples samples, until $tend ms of $((secs * 1000))), drops $drops, marked $marked, retransmits $rtx"
+	[ "$rc1$rc2" = 00 ] || log "iperf3 exited $rc1 and $rc2: $(jq -r '.error // empty' "$TMP_DIR/f1.json" "$TMP_DIR/f2.json" 2>&1 | xargs)"
 	ip netns exec "$R1" tc qdisc del dev rb0 root
+}
+# flows_ran: both flows exited 0 having sent bytes, and the link was
+# measured (what every check on the pair's figures needs)
+flows_ran() {
+	local rc1 b1 rc2 b2
+	read -r rc1 b1 rc2 b2 <<<"$flows"
+	[ "$rc1" = 0 ] && [ "$rc2" = 0 ] && fcmp "$b1" '>' 0 && fcmp "$b2" '>' 0 && fcmp "$samples" '>' 0
 }
 
 # tcp_decbit: no drops, no retransmissions beyond a tail-loss probe or two
@@ -71,8 +86,9 @@ decbit_source() {
 		run_pair decbit 5211 "$c"
 		floor=$floor2
 		[ "$c" = 1 ] && floor=$floor1
-		check "decbit_threshold_${c}_no_drops (rtx $rtx)" test "$drops" = 0 -a "$rtx" -le 3
-		check "decbit_threshold_${c}_ecn_marks_seen" test "$marked" -gt 100
+		check "decbit_threshold_${c}_flows_ran (status, bytes: $flows; $samples samples)" flows_ran
+		check "decbit_threshold_${c}_no_drops (rtx $rtx)" eval 'fcmp "$drops" "==" 0 && fcmp "$rtx" "<=" 3'
+		check "decbit_threshold_${c}_ecn_marks_seen" fcmp "$marked" '>' 100
 		perf_check "decbit_threshold_${c}_mean_queue_le_3" fcmp "$qmean" '<=' 3
 		perf_check "decbit_threshold_${c}_utilisation ($util >= $floor)" fcmp "$util" '>=' "$floor"
 	done
@@ -83,8 +99,9 @@ decbit_source() {
 # half a minute more of make check)
 dctcp_source() {
 	run_pair dctcp 5201 1
-	check "dctcp_threshold_1_no_drops" test "$drops" = 0
-	check "dctcp_threshold_1_ecn_marks_seen" test "$marked" -gt 100
+	check "dctcp_threshold_1_flows_ran (status, bytes: $flows; $samples samples)" flows_ran
+	check "dctcp_threshold_1_no_drops" fcmp "$drops" '==' 0
+	check "dctcp_threshold_1_ecn_marks_seen" fcmp "$marked" '>' 100
 	perf_check "dctcp_threshold_1_mean_queue_le_3" fcmp "$qmean" '<=' 3
 	perf_check "dctcp_threshold_1_no_stall (util $util >= 0.20)" fcmp "$util" '>=' 0.20
 }
