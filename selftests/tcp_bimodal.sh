@@ -100,6 +100,8 @@ ecn_vs_droptail() {
 	local id=check-bimodal-bimodal+red-ecn dt=check-bimodal-bimodal+pfifo rtx_droptail ce_min
 	[ -s "$out/$dt/results.json" ] || run_arm check-bimodal bimodal+pfifo >/dev/null
 	rtx_droptail=$(summary "$dt" retransmits)
+	# (the comparison below needs the drop-tail run's retransmissions)
+	check "ecn_droptail_measured ($rtx_droptail retransmits)" fcmp "$rtx_droptail" '>' 0
 	check "ecn_ran" run_arm check-bimodal bimodal+red-ecn
 	"$SELFTESTS_DIR/bimodal_trace.py" "$out/$id.trace" 4 0 >"$out/$id.sum" 2>&1
 	# the fewest CE-marked packets any flow was told of (tcp_info delivered_ce)
@@ -110,8 +112,8 @@ ecn_vs_droptail() {
 	check "ecn_marks" fcmp "$(summary "$id" marks)" '>' 0
 	perf_check "ecn_every_flow_saw_ce" test "${ce_min:-0}" -gt 0
 	perf_check "ecn_congestion_events" test "$(trace_field "$id" events)" -ge 16
-	check "ecn_retransmits_below_5pct_of_droptail" awk -v r="$(summary "$id" retransmits)" -v d="${rtx_droptail:-0}" \
-		'BEGIN { exit !(r != "null" && 20 * r < d) }'
+	rtx_ecn() { local r=$1 d=$2; fcmp "$r" '>=' 0 && fcmp "$d" '>' 0 && fcmp "$((20 * ${r%.*}))" '<' "$d"; }
+	check "ecn_retransmits_below_5pct_of_droptail" rtx_ecn "$(summary "$id" retransmits)" "$rtx_droptail"
 	perf_check "ecn_queue_below_red_max" fcmp "$(summary "$id" queue_mean)" '<' 22
 }
 
@@ -124,7 +126,10 @@ vs_reno() {
 	ren=$(flows "$id" reno | awk '{ s += $1 } END { print s + 0 }')
 	mean=$(awk -v a="$bim" -v b="$ren" 'BEGIN { print (a + b) / 4 }')
 	log "vs reno: bimodal $(flows "$id" bimodal | paste -sd " ") reno $(flows "$id" reno | paste -sd " ") bit/s; ratio bimodal/reno $(awk -v a="$bim" -v b="$ren" 'BEGIN { if (b > 0) printf "%.2f", a / b }'); util $(summary "$id" utilization)"
-	not_starved() { awk -v m="$1" -v avg="$mean" 'BEGIN { exit !(m > 0 && m >= avg / 4) }'; }
+	# (every flow must have a figure: a missing one is not a starved one)
+	check "vs_reno_four_flows_measured" test "$( (flows "$id" bimodal; flows "$id" reno) |
+		awk '$1 ~ /^[0-9.]+$/ && $1 > 0 { n++ } END { print n + 0 }')" = 4
+	not_starved() { fcmp "$1" '>' 0 && fcmp "$1" '>=' "$(awk -v a="$mean" 'BEGIN { print a / 4 }')"; }
 	perf_check "vs_reno_bimodal_not_starved" not_starved "$(flows "$id" bimodal | sort -g | head -1)"
 	perf_check "vs_reno_reno_not_starved" not_starved "$(flows "$id" reno | sort -g | head -1)"
 }
