@@ -171,7 +171,7 @@ input_alone() {
 	# (what the checks below measure happened: the flow ran and
 	# delivered, the pool was sampled throughout)
 	check "input_traffic_flowed" udp_ok 5201
-	check "input_sampled ($(nsamples) samples, complete: $smp_ok)" test $smp_ok = yes
+	check "input_sampled ($(nsamples) samples, complete: $smp_ok)" test "$smp_ok" = yes -a "$(nsamples)" -gt 0
 	check "input_held_to_N_I (max $in_input <= $NI)" eval 'fcmp "$in_input" "<=" $NI && fcmp "$in_used" "<=" $NI'
 	# (input buffers seen held; a guest too slow to overload the link, or
 	# to sample it, sees none)
@@ -193,7 +193,7 @@ input_and_transit() {
 	mix_input=$(col_max 5)
 	log "input and transit, 30 Mbit/s each: input $rx_in bit/s, transit $rx_tr bit/s received; $(nsamples) samples (complete: $smp_ok): pool_used max $mix_used, pool_input max $mix_input; ibl_dropped +$(($(st o1 ibl_dropped) - ibl0)), pool_dropped $(st o1 pool_dropped)"
 	check "input_and_transit_flowed (both delivered: $ran)" test $ran = yes
-	check "input_and_transit_sampled ($(nsamples) samples, complete: $smp_ok)" test "$smp_ok" = yes
+	check "input_and_transit_sampled ($(nsamples) samples, complete: $smp_ok)" test "$smp_ok" = yes -a "$(nsamples)" -gt 0
 	limited_passes() {
 		fcmp "$rx_in" '>' 100000 && fcmp "$rx_tr" '>=' "$(awk -v i="$rx_in" 'BEGIN { print 2 * i }')"
 	}
@@ -219,7 +219,7 @@ two_egresses() {
 	others=$(awk '!/^#/ && $4 >= $2 + 3 && $3 >= 3 { n++ } END { print n + 0 }' "$TMP_DIR/ps")
 	log "two egresses, transit 30 Mbit/s each: $(rx 5202) and $(rx 5203) bit/s; queue max o1 $q1 o2 $q2; pool_used max $sh_used; samples with both queues in the pool $others of $(nsamples) (complete: $smp_ok); pool_dropped o1 $(st o1 pool_dropped) o2 $(st o2 pool_dropped)"
 	check "two_egresses_flowed (both delivered: $ran)" test $ran = yes
-	check "two_egresses_sampled ($(nsamples) samples, complete: $smp_ok)" test "$smp_ok" = yes
+	check "two_egresses_sampled ($(nsamples) samples, complete: $smp_ok)" test "$smp_ok" = yes -a "$(nsamples)" -gt 0
 	check "pool_bounded_for_two_egresses ($sh_used <= $NT)" fcmp "$sh_used" '<=' $NT
 	# (both queues in the pool at once, and the pool full, need both
 	# egresses overloaded: a guest too slow to send 60 Mbit/s sees neither)
