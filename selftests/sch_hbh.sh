@@ -33,11 +33,12 @@ C=10000000		# bottleneck, bit/s
 # Bounds against the configured C, not against hbh's own figures: r2's
 # utilisation under one UDP flow, the share of C the fill time is measured
 # to (within 5 RTTs), TCP's goodput (a share of C x 1448/1514).  These are
-# the targets (the paper's "95 % busy after 4.7 RTTs"), not yet measured
-# on this testbed (docs/testing.md): a floor just below a measured
-# distribution may replace one.  TCP's retransmissions: at most 8, the
-# bound before issue 36, not yet measured either.
-UDP_UTIL_MIN=0.95
+# the targets (the paper's "95 % busy after 4.7 RTTs"), except UDP's
+# utilisation: 0.943-0.997 on 6.1 and 0.997-1.000 on 6.12 (9 runs each,
+# 2026-11-27, docs/testing.md), so a floor just below them; the 0.95
+# target is met in 17 of 18.  TCP's retransmissions: at most 8, the
+# bound before issue 36, not yet re-derived (0 in the runs seen).
+UDP_UTIL_MIN=0.94
 UDP_FILL_FRAC=0.95
 TCP_UTIL_MIN=0.95
 TCP_RTX_MAX=8
