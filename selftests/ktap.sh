@@ -150,6 +150,17 @@ ktap_relay() {
 	}'
 }
 
+# ktap_clean K WHAT FILE: result K "WHAT_clean", failed with FILE's
+# report as diagnostics when FILE is not empty
+ktap_clean() {
+	if [ -s "$3" ]; then
+		echo "    not ok $1 $2_clean"
+		sed "s/^/    # $2: /" "$3"
+	else
+		echo "    ok $1 $2_clean"
+	fi
+}
+
 # ktap_script N NAME OUT RC SECS TIMEOUT: run_vm.sh's result for selftest
 # script NAME (the Nth), which printed OUT and exited RC after SECS
 # (TIMEOUT: the limit it ran under; RC 124 or 137 is a timeout).  OUT.dmesg
@@ -187,20 +198,10 @@ ktap_script() {
 	[ "$plan" = - ] || [ "$ran" = "$plan" ] ||
 		echo "    # ${t%%:*} stopped after $ran of $plan tests (exit status $trc)"
 	k=$((ran + 1))
-	if [ $bad = 1 ]; then
-		echo "    not ok $k dmesg_clean"
-		sed 's/^/    # dmesg: /' "$out.dmesg"
-	else
-		echo "    ok $k dmesg_clean"
-	fi
+	ktap_clean "$k" dmesg "$out.dmesg"
 	if [ -e "$out.leaks" ]; then
 		k=$((k + 1))
-		if [ $leaks = 1 ]; then
-			echo "    not ok $k kmemleak_clean"
-			sed 's/^/    # kmemleak: /' "$out.leaks"
-		else
-			echo "    ok $k kmemleak_clean"
-		fi
+		ktap_clean "$k" kmemleak "$out.leaks"
 	fi
 	[ ! -s "$out.emu" ] || sed 's/^/    # dmesg, emulator (not counted): /' "$out.emu"
 	if [ -n "$completed" ]; then
