@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Summarise a tcp_bimodal trace (the bimodal_event tracepoint's lines).
+"""Summarise a tcp_bimodal trace (the bimodal_event tracepoint's lines),
+or what the bottleneck and the receiver saw in an experiment run.
 
   bimodal_trace.py TRACE N SKIP_S
 Reads the events of the N flows from source ports 40001..40000+N (the
@@ -20,8 +21,38 @@ cycles), and prints one line of key=value pairs:
   known     fraction of the events that end in the known mode
   measured_flows  how many of the N flows had a "measured" event
   begin, measured_n, void, joined, left, at_fair, timeout: events per reason
+
+  bimodal_trace.py link DIR N
+Reads one arm's run of the experiment runner (DIR/results.json and the
+samples.jsonl of its one repetition) and prints, over the run's
+measurement window (after the warm-up):
+
+  goodput   new data the N flows had acknowledged (tcp_info bytes_acked),
+            bit/s, summed over the flows
+  mu        the bottleneck's service rate: packets its qdisc sent between
+            consecutive samples that both saw at least half of qmax queued
+            (so the link was busy throughout), over the time between them
+            (packets/s; below the configured rate when the guest is busy)
+  qmax      the largest queue the qdisc's samples saw (packets; on
+            drop-tail the buffer is full when it drops)
+  rtt0      the path's round trip without a queue: the scenario's delay (ms)
+  minrtt    the smallest RTT any flow measured (ms; logged, not used)
+  bdp       the configured rate times rtt0, in full-sized packets (1514
+            bytes as the qdisc counts them)
+  B         the packets the path holds at congestion, the paper's B, from
+            the path and the bottleneck alone: bdp + qmax
+  B_served  the same with the rate the bottleneck served, mu * rtt0 + qmax
+            (logged: a busy guest's; the flows' windows at congestion stay
+            near B even then)
+
+Either mode exits 1, printing why, when its input is missing or empty:
+no events of the N flows, a flow without samples or without data
+acknowledged, no interval with a standing queue.
 """
 import bisect
+import glob
+import json
+import os
 import re
 import statistics
 import sys
@@ -40,7 +71,82 @@ def mean(xs):
     return statistics.mean(xs) if xs else 0
 
 
+# a full-sized packet as the bottleneck's qdisc counts it (1500 + Ethernet)
+WIRE_BYTES = 1514
+
+
+def fail(why):
+    print(f"bimodal_trace.py: {why}", file=sys.stderr)
+    sys.exit(1)
+
+
+def link(d, n):
+    try:
+        with open(os.path.join(d, "results.json")) as f:
+            res = json.load(f)
+        run = res["arms"][0]["runs"][0]
+        flows = res["flows"]
+        w0 = min(f["start"] for f in flows) + res["warmup"]
+        w1 = max(f["stop"] for f in flows)
+        delay = res["topology"]["delay"]
+        rate = res["topology"]["rate"]
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
+        fail(f"{d}/results.json: {e!r}")
+    paths = glob.glob(os.path.join(d, "*", "rep1", "samples.jsonl"))
+    if len(paths) != 1:
+        fail(f"{d}: {len(paths)} samples.jsonl, not one")
+    samples = []
+    with open(paths[0]) as f:
+        for line in f:
+            if line.strip():
+                samples.append(json.loads(line))
+    if not samples:
+        fail(f"{paths[0]} is empty")
+
+    # goodput: bytes acknowledged inside the window, per flow
+    goodput = 0.0
+    ids = sorted({s["flow"] for s in samples if "flow" in s})
+    if len(ids) != n:
+        fail(f"{len(ids)} flows sampled, not {n}")
+    for fid in ids:
+        fs = [(s["t"], s["bytes_acked"]) for s in samples
+              if s.get("flow") == fid and w0 <= s["t"] <= w1
+              and isinstance(s.get("bytes_acked"), int)]
+        if len(fs) < 2 or fs[-1][1] <= fs[0][1] or fs[-1][0] <= fs[0][0]:
+            fail(f"flow {fid}: no data acknowledged in {w0:g}-{w1:g} s")
+        goodput += (fs[-1][1] - fs[0][1]) * 8 / (fs[-1][0] - fs[0][0])
+
+    # the bottleneck's qdisc (the runner samples only the one under test)
+    qs = [s for s in samples if "kind" in s and w0 <= s["t"] <= w1
+          and isinstance(s.get("packets"), int)
+          and isinstance(s.get("qlen"), int)]
+    if len({(s["router"], s["link"]) for s in qs}) != 1:
+        fail("not one bottleneck qdisc sampled")
+    # its service rate: packets sent over the intervals that began and
+    # ended with a standing queue (at least half the largest one), when
+    # the link cannot have idled: a busy guest serves below the configured
+    # rate, and then the path holds that much less
+    qmax = max(s["qlen"] for s in qs)
+    pk = dt = 0
+    for a, b in zip(qs, qs[1:]):
+        if min(a["qlen"], b["qlen"]) >= max(1, qmax / 2) and b["t"] > a["t"]:
+            pk += b["packets"] - a["packets"]
+            dt += b["t"] - a["t"]
+    if pk <= 0 or dt <= 0:
+        fail("no interval in which the bottleneck held a standing queue")
+    mu = pk / dt
+    minrtt = [f.get("min_rtt_ms") for f in run.get("flows", [])]
+    minrtt = min((x for x in minrtt if x), default=0)
+    bdp = rate * delay / (8 * WIRE_BYTES)
+    print(f"goodput={goodput:.0f} mu={mu:.1f} qmax={qmax} "
+          f"rtt0={delay * 1000:g} minrtt={minrtt:.1f} bdp={bdp:.1f} "
+          f"B={bdp + qmax:.1f} B_served={mu * delay + qmax:.1f}")
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "link":
+        link(sys.argv[2], int(sys.argv[3]))
+        return
     path, n, skip = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
     ports = set(range(40001, 40001 + n))
     events = []
@@ -52,8 +158,12 @@ def main():
                                int(m.group(5)),
                                int(m.group(7)) + int(m.group(8)) / 1000,
                                m.group(9)))
-    t0 = events[0][0] if events else 0
+    if not events:
+        fail(f"{path}: no events of flows {min(ports)}-{max(ports)}")
+    t0 = events[0][0]
     events = [e for e in events if e[0] >= t0 + skip]
+    if not events:
+        fail(f"{path}: no events after the first {skip:g} s")
 
     latest, sums = {}, []
     for t, port, _, cwnd, _, _ in events:

@@ -3,9 +3,12 @@
 #
 # tcp_bimodal: selection, parameter bounds, the tracepoint; four flows on
 # a 20 Mbit/s / 40 ms dumbbell over drop-tail of 0.25 BDP and of 1 BDP,
-# two flows over 0.25 BDP (fairness, and the traced fair share against the packets the link
-# holds at congestion), RED marking ECN, two bimodal flows against two
-# reno flows, and a timeout in the middle of a flow (a 2.5 s blackhole).
+# two flows over 0.25 BDP (fairness, and the traced fair share against
+# the packets the link holds at congestion, from the bottleneck's own
+# samples), the paper's effect (four bimodal flows carry more than four
+# reno flows on the same path, in the same guest), RED marking ECN, two
+# bimodal flows against two reno flows, and a timeout in the middle of a
+# flow (a 2.5 s blackhole).
 
 ALL_TESTS="selection droptail_q4 droptail_q4_1bdp droptail_q2 ecn_vs_droptail vs_reno rto_blackhole"
 
@@ -53,40 +56,73 @@ summary() { jq -r ".arms[0].summary.$2 // \"null\"" "$out/$1/results.json" 2>/de
 flows() { jq -r ".arms[0].runs[0].flows[] | select(.cc == \"$2\") | .throughput_bps" "$out/$1/results.json" 2>/dev/null; }
 # trace_field RUN KEY: a field of bimodal_trace.py's summary line
 trace_field() { sed -n "s/.*\<$2=\([^ ]*\).*/\1/p" "$out/$1.sum"; }
+# link_field RUN KEY: a field of bimodal_trace.py link's line (what the
+# bottleneck's qdisc and the receiver saw)
+link_field() { sed -n "s/.*\<$2=\([^ ]*\).*/\1/p" "$out/$1.link"; }
 
 # droptail N SCENARIO ARM TAG: N flows over drop-tail.  Jain's index of
 # the flows' throughputs after the scenario's warm-up (>= 0.97: over 15 s
 # the four flows at 0.25 BDP measured 0.978-0.9999 in 38 runs, two of them
 # below 0.98; Reno on the same path 0.985-0.999), and the fair share
 # the flows work with (the mean share carried by the events that end in
-# the known mode, after the first 5 s) against B/n, where B is the packets
-# the link holds at congestion: the sum of the flows' windows at their
-# congestion events.  (A single measurement, the paper's (a - bc) / beta,
-# reads low here: drop-tail does not make every flow measure in the same
-# cycle, and while one flow re-measures after a beta cut the others, in
-# the known mode, give up only epsilon, so the total refills sooner.  The
-# known mode's "flows left" branch then raises the share to the window
-# the flow reaches.  The measurements' median is logged as "measured".)
+# the known mode, after the first 5 s) against B/n, where B, the packets
+# the path holds at congestion, comes from the path and the bottleneck
+# alone: the configured rate times the scenario's round trip in
+# full-sized packets, plus the largest queue the bottleneck's samples saw
+# (bimodal_trace.py link, which also logs the rate it served).
+# The flows' windows at their congestion events give B as well (logged
+# as "windows"; not asserted on: it is the module's own figure).  (A
+# single measurement, the paper's (a - bc) / beta, reads low here:
+# drop-tail does not make every flow measure in the same cycle, and while
+# one flow re-measures after a beta cut the others, in the known mode,
+# give up only epsilon, so the total refills sooner.  The known mode's
+# "flows left" branch then raises the share to the window the flow
+# reaches.  The measurements' median is logged as "measured".)
 droptail() {
 	local n=$1 scen=$2 arm=$3 tag=$4 id=$2-$3 B fair
 	check "${tag}_ran" run_arm "$scen" "$arm"
 	"$SELFTESTS_DIR/bimodal_trace.py" "$out/$id.trace" "$n" 5 >"$out/$id.sum" 2>&1
-	B=$(trace_field "$id" B)
+	check "${tag}_traced" grep -q '^events=[1-9]' "$out/$id.sum"
+	"$SELFTESTS_DIR/bimodal_trace.py" link "$out/$id" "$n" >"$out/$id.link" 2>&1
+	check "${tag}_link_sampled" grep -q '^goodput=[1-9]' "$out/$id.link"
+	B=$(link_field "$id" B)
 	fair=$(trace_field "$id" fair)
 	log "$tag: util $(summary "$id" utilization) jain $(summary "$id" jain) drops $(summary "$id" drops) rtx $(summary "$id" retransmits); trace $(cat "$out/$id.sum")"
-	log "$tag: fair share ${fair:-?} against B/n = ${B:-?}/$n = $(awk -v b="${B:-0}" -v n="$n" 'BEGIN { printf "%.1f", b / n }')"
+	log "$tag: bottleneck $(cat "$out/$id.link")"
+	log "$tag: fair share ${fair:-?} against B/n = ${B:-?}/$n = $(awk -v b="${B:-0}" -v n="$n" 'BEGIN { printf "%.1f", b / n }') (windows: $(trace_field "$id" B)/$n)"
 	perf_check "${tag}_jain_ge_0.97" fcmp "$(summary "$id" jain)" '>=' 0.97
-	perf_check "${tag}_fair_share_within_15pct_of_B_over_n" awk -v f="${fair:-0}" -v b="${B:-0}" -v n="$n" \
-		'BEGIN { exit !(b > 0 && f >= 0.85 * b / n && f <= 1.15 * b / n) }'
+	perf_check "${tag}_fair_share_within_15pct_of_B_over_n" awk -v f="${fair:-x}" -v b="${B:-x}" -v n="$n" \
+		'BEGIN { exit !(f + 0 > 0 && b + 0 > 0 && f >= 0.85 * b / n && f <= 1.15 * b / n) }'
 	perf_check "${tag}_every_flow_measured" test "$(trace_field "$id" measured_flows)" -eq "$n"
 }
 
 # four flows at 0.25 BDP, four at 1 BDP, two at 0.25 BDP (two at 1 BDP
 # are not run: 35 s of make check for seven measurements per flow, with
 # Jain too close to its floor there)
+#
+# The paper's effect, at 0.25 BDP: the same four flows with Reno, on the
+# same dumbbell in the same guest just after (check-bimodal's reno+pfifo
+# arm), and the goodput after the warm-up (data acknowledged)
+# compared against the issue's target: with epsilon = 1/8, goodput at
+# least 5 % above Reno's on this buffer (paper-bimodal-stationary on
+# 6.12, two runs of 30 s: 17.88 against 16.85 Mbit/s, 1.061).  A bimodal
+# that cuts by beta at its fair share, as Reno does, instead of holding
+# fair * (1 - eps), measured util 0.89 (issue 36).  The utilisation's
+# floor stays 0.6 until it is set just below a measured distribution.
+Q4_UTIL_MIN=0.6
+Q4_RATIO_MIN=1.05
 droptail_q4() {
+	local bim=check-bimodal-bimodal+pfifo ren=check-bimodal-reno+pfifo gb gr
 	droptail 4 check-bimodal bimodal+pfifo q4
-	perf_check "q4_utilization_ge_0.6" fcmp "$(summary check-bimodal-bimodal+pfifo utilization)" '>=' 0.6
+	perf_check "q4_utilization_ge_$Q4_UTIL_MIN" fcmp "$(summary "$bim" utilization)" '>=' "$Q4_UTIL_MIN"
+	check "q4_reno_ran" run_arm check-bimodal reno+pfifo
+	"$SELFTESTS_DIR/bimodal_trace.py" link "$out/$ren" 4 >"$out/$ren.link" 2>&1
+	check "q4_reno_link_sampled" grep -q '^goodput=[1-9]' "$out/$ren.link"
+	gb=$(link_field "$bim" goodput)
+	gr=$(link_field "$ren" goodput)
+	log "q4 against reno: goodput bimodal ${gb:-?} reno ${gr:-?} bit/s, ratio $(awk -v a="${gb:-0}" -v b="${gr:-0}" 'BEGIN { if (b > 0) printf "%.3f", a / b }'); util bimodal $(summary "$bim" utilization) reno $(summary "$ren" utilization); reno's bottleneck $(cat "$out/$ren.link")"
+	perf_check "q4_goodput_ge_${Q4_RATIO_MIN}x_reno" awk -v a="${gb:-x}" -v b="${gr:-x}" -v m="$Q4_RATIO_MIN" \
+		'BEGIN { exit !(a + 0 > 0 && b + 0 > 0 && a / b >= m) }'
 }
 droptail_q4_1bdp() { droptail 4 check-bimodal-1bdp bimodal+pfifo-1bdp q4_1bdp; }
 droptail_q2() { droptail 2 check-bimodal-2 bimodal+pfifo q2; }
