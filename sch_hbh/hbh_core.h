@@ -49,6 +49,7 @@
 #include <linux/minmax.h>
 #include <linux/time64.h>
 #include <linux/stddef.h>
+#include <linux/string.h>
 #else
 #include <stddef.h>
 #include <string.h>
@@ -423,6 +424,158 @@ static inline bool hbh_entry_ok(const void *entry)
 			 get_unaligned((const u32 *)(da + 8)) |
 			 get_unaligned((const u32 *)(da + 12)));
 	return family == HBH_FB_FAMILY_IPV6;
+}
+
+/*
+ * Report frames.  Each period the timer takes at most HBH_FB_MAX entries
+ * (one per reported flow); each goes to the upstream neighbour of its flow,
+ * an interface and a MAC address on it (struct hbh_fb_dest), in frames of
+ * at most HBH_FB_FRAME_MAX entries that fit the interface's MTU.  Who goes
+ * in which frame is decided here, without the kernel: the entries' indices
+ * are sorted by where they go (a heap sort: n log n comparisons, no
+ * recursion, nothing on the stack but a few scalars), and each frame is a
+ * run of that order.
+ */
+#define HBH_FB_MAX		1024	/* entries reported per period */
+#define HBH_FB_FRAME_MAX	256	/* entries per frame, sent or accepted */
+#define HBH_FB_LEN(n)		(sizeof(struct hbh_fb_hdr) + \
+				 (n) * sizeof(struct hbh_fb_entry))
+#define HBH_FB_ALEN		6	/* Ethernet address */
+
+struct hbh_fb_dest {
+	int ifindex;			/* interface to send on, 0: not sent */
+	u8 mac[HBH_FB_ALEN];		/* the neighbour there */
+};
+
+/*
+ * Entries per frame on a device of @mtu (read once by the caller): 0 when
+ * not even one fits, never more than HBH_FB_FRAME_MAX.
+ */
+static inline unsigned int hbh_fb_per_frame(unsigned int mtu)
+{
+	if (mtu < HBH_FB_LEN(1))
+		return 0;
+	return min_t(unsigned int, HBH_FB_FRAME_MAX,
+		     (mtu - sizeof(struct hbh_fb_hdr)) /
+		     sizeof(struct hbh_fb_entry));
+}
+
+/*
+ * The order of entries @a and @b (indices into @e and @d): by interface,
+ * then by source address (@by_src: one route lookup per source) or by
+ * neighbour (one frame per neighbour), then by index, a total order.
+ */
+static inline int hbh_fb_cmp(const struct hbh_fb_entry *e,
+			     const struct hbh_fb_dest *d, u16 a, u16 b,
+			     bool by_src)
+{
+	int c;
+
+	if (d[a].ifindex != d[b].ifindex)
+		return d[a].ifindex < d[b].ifindex ? -1 : 1;
+	if (by_src) {
+		c = (int)e[a].key.family - (int)e[b].key.family;
+		if (!c)
+			c = memcmp(e[a].key.saddr, e[b].key.saddr,
+				   sizeof(e[a].key.saddr));
+	} else {
+		c = memcmp(d[a].mac, d[b].mac, HBH_FB_ALEN);
+	}
+	if (c)
+		return c;
+	return a < b ? -1 : a > b;
+}
+
+static inline void hbh_fb_sift(u16 *o, unsigned int root, unsigned int n,
+			       const struct hbh_fb_entry *e,
+			       const struct hbh_fb_dest *d, bool by_src)
+{
+	unsigned int child;
+	u16 t;
+
+	/* the child index at least doubles: at most log2(n) steps */
+	while ((child = 2 * root + 1) < n) {
+		if (child + 1 < n &&
+		    hbh_fb_cmp(e, d, o[child], o[child + 1], by_src) < 0)
+			child++;
+		if (hbh_fb_cmp(e, d, o[root], o[child], by_src) >= 0)
+			return;
+		t = o[root];
+		o[root] = o[child];
+		o[child] = t;
+		root = child;
+	}
+}
+
+/* Sort the indices @o[0..n) (n <= HBH_FB_MAX) by hbh_fb_cmp(). */
+static inline void hbh_fb_sort(u16 *o, unsigned int n,
+			       const struct hbh_fb_entry *e,
+			       const struct hbh_fb_dest *d, bool by_src)
+{
+	unsigned int i;
+	u16 t;
+
+	if (n < 2)
+		return;
+	for (i = n / 2; i-- > 0;)
+		hbh_fb_sift(o, i, n, e, d, by_src);
+	for (i = n - 1; i > 0; i--) {
+		t = o[0];
+		o[0] = o[i];
+		o[i] = t;
+		hbh_fb_sift(o, 0, i, e, d, by_src);
+	}
+}
+
+/* @a and @b go to the same interface and source (@by_src) or neighbour. */
+static inline bool hbh_fb_same(const struct hbh_fb_entry *e,
+			       const struct hbh_fb_dest *d, u16 a, u16 b,
+			       bool by_src)
+{
+	if (d[a].ifindex != d[b].ifindex)
+		return false;
+	if (by_src)
+		return e[a].key.family == e[b].key.family &&
+		       !memcmp(e[a].key.saddr, e[b].key.saddr,
+			       sizeof(e[a].key.saddr));
+	return !memcmp(d[a].mac, d[b].mac, HBH_FB_ALEN);
+}
+
+/*
+ * In sorted @o[0..n), the run that starts at @pos: how many entries from
+ * there go to the same interface and source (@by_src) or neighbour, at
+ * most @max (>= 1).  0 at the end.
+ */
+static inline unsigned int hbh_fb_run(const u16 *o, unsigned int n,
+				      unsigned int pos, unsigned int max,
+				      const struct hbh_fb_entry *e,
+				      const struct hbh_fb_dest *d, bool by_src)
+{
+	unsigned int k = 1;
+
+	if (pos >= n)
+		return 0;
+	while (k < max && pos + k < n &&
+	       hbh_fb_same(e, d, o[pos], o[pos + k], by_src))
+		k++;
+	return k;
+}
+
+/*
+ * The frame that starts at @pos of @o[0..n) sorted by neighbour: the next
+ * entries for that neighbour, at most @per (hbh_fb_per_frame() of its
+ * device) and never more than HBH_FB_FRAME_MAX.  @per == 0 (the device
+ * carries no frame): the neighbour's whole run, to be counted as not sent.
+ * The caller moves @pos on by the count returned; 0 at the end.
+ */
+static inline unsigned int hbh_fb_frame(const u16 *o, unsigned int n,
+					unsigned int pos, unsigned int per,
+					const struct hbh_fb_dest *d)
+{
+	unsigned int max = per ? min_t(unsigned int, per, HBH_FB_FRAME_MAX) :
+			   HBH_FB_MAX;
+
+	return hbh_fb_run(o, n, pos, max, NULL, d, false);
 }
 
 #endif /* _HBH_CORE_H */

@@ -22,6 +22,8 @@
 
 #include "hbh_core.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define US	1000ULL
 #define MS	1000000ULL
 #define SEC	NSEC_PER_SEC
@@ -1092,6 +1094,192 @@ static void test_dep_rate_interval(void **state)
 	assert_int_equal(hbh_rate_of(12000, 4 * MS), 3000000);
 }
 
+/* ---- report frames: which entries go in which frame ---- */
+
+static struct hbh_fb_entry fb_e[HBH_FB_MAX];
+static struct hbh_fb_dest fb_d[HBH_FB_MAX];
+static u16 fb_o[HBH_FB_MAX];
+
+/* the MTUs of the cases, one entry's frame at 96 */
+static void test_fb_per_frame(void **state)
+{
+	(void)state;
+	assert_int_equal(HBH_FB_LEN(1), 96);
+	assert_int_equal(hbh_fb_per_frame(0), 0);
+	assert_int_equal(hbh_fb_per_frame(68), 0);
+	assert_int_equal(hbh_fb_per_frame(95), 0);
+	assert_int_equal(hbh_fb_per_frame(96), 1);
+	assert_int_equal(hbh_fb_per_frame(167), 1);
+	assert_int_equal(hbh_fb_per_frame(168), 2);
+	assert_int_equal(hbh_fb_per_frame(1500), 20);
+	assert_int_equal(hbh_fb_per_frame(9000), 124);
+	assert_int_equal(hbh_fb_per_frame(65535), HBH_FB_FRAME_MAX);
+	assert_int_equal(hbh_fb_per_frame(U32_MAX), HBH_FB_FRAME_MAX);
+}
+
+/*
+ * @cnt entries on @nifs interfaces (2, 3, ...), for @nbrs neighbours in
+ * turn, from @nsrc sources (10.0.x.y) in turn
+ */
+static void fb_fill(unsigned int cnt, unsigned int nifs, unsigned int nbrs,
+		    unsigned int nsrc)
+{
+	unsigned int i;
+
+	memset(fb_e, 0, sizeof(fb_e));
+	memset(fb_d, 0, sizeof(fb_d));
+	for (i = 0; i < cnt; i++) {
+		u32 src = htonl(0x0a000000 + i % nsrc);
+
+		fb_d[i].ifindex = 2 + (int)(i % nifs);
+		fb_d[i].mac[0] = 0x02;
+		fb_d[i].mac[4] = (i / nifs % nbrs) >> 8;
+		fb_d[i].mac[5] = (i / nifs % nbrs) & 0xff;
+		fb_e[i].key.family = HBH_FB_FAMILY_IPV4;
+		memcpy(&fb_e[i].key.saddr[0], &src, 4);
+		fb_e[i].key.sport = htons(i);
+		fb_o[i] = i;
+	}
+}
+
+static bool fb_same_dest(u16 a, u16 b)
+{
+	return fb_d[a].ifindex == fb_d[b].ifindex &&
+	       !memcmp(fb_d[a].mac, fb_d[b].mac, HBH_FB_ALEN);
+}
+
+/*
+ * The frames of @cnt entries at @mtu, as hbh_send_reports() cuts them:
+ * every entry is in exactly one frame (or, where not even one entry fits,
+ * in none), a frame holds entries of one neighbour only, fits the MTU and
+ * holds at most HBH_FB_FRAME_MAX, and a neighbour's entries take
+ * ceil(entries / per) frames, all full but the last.  Returns the frames.
+ */
+static unsigned int fb_check_frames(unsigned int cnt, unsigned int mtu,
+				    unsigned int nbrs_total)
+{
+	static unsigned char seen[HBH_FB_MAX];
+	unsigned int per = hbh_fb_per_frame(mtu), pos = 0, k, i, frames = 0;
+	unsigned int skipped = 0, runs = 0, steps = 0;
+
+	memset(seen, 0, sizeof(seen));
+	hbh_fb_sort(fb_o, cnt, fb_e, fb_d, false);
+	while ((k = hbh_fb_frame(fb_o, cnt, pos, per, fb_d))) {
+		assert_true(++steps <= cnt);
+		assert_true(pos + k <= cnt);
+		if (!per) {
+			skipped += k;
+		} else {
+			assert_true(k <= per);
+			assert_true(k <= HBH_FB_FRAME_MAX);
+			assert_true(HBH_FB_LEN(k) <= mtu);
+			frames++;
+		}
+		if (!pos || !fb_same_dest(fb_o[pos - 1], fb_o[pos]))
+			runs++;		/* a neighbour's first frame */
+		for (i = 0; i < k; i++) {
+			u16 x = fb_o[pos + i];
+
+			assert_true(x < cnt);
+			assert_false(seen[x]);
+			seen[x] = 1;
+			assert_true(fb_same_dest(fb_o[pos], x));
+			/* in the order they were taken, within a neighbour */
+			if (i)
+				assert_true(fb_o[pos + i - 1] < x);
+		}
+		/* the next frame is another neighbour's unless this one was full */
+		if (pos + k < cnt && fb_same_dest(fb_o[pos], fb_o[pos + k]))
+			assert_int_equal(k, per);
+		pos += k;
+	}
+	assert_int_equal(pos, cnt);
+	assert_int_equal(runs, nbrs_total);
+	if (!per)
+		assert_int_equal(skipped, cnt);
+	return frames;
+}
+
+/*
+ * MTU 68 and 95 (no entry fits: nothing is sent, however many entries one
+ * neighbour has), 96 (one per frame), 1500 and 9000, with 1..1024 entries
+ * for one neighbour, for many, and over several interfaces.  Before the fix
+ * the grouping of sch_hbh.c, with the MTU read as 1500 by the check and 68
+ * or 95 by the split, wrote past its int idx[256] for the 257th entry of
+ * one neighbour (/work/verify/i37-hbh/unit-old-grouping*.txt).
+ */
+static void test_fb_group(void **state)
+{
+	static const unsigned int mtus[] = { 68, 95, 96, 1500, 9000 };
+	static const unsigned int cnts[] = { 1, 2, 255, 256, 257, 1000, 1024 };
+	static const unsigned int nbrs[] = { 1, 2, 64, 1024 };
+	unsigned int m, c, b, f;
+
+	(void)state;
+	for (m = 0; m < ARRAY_SIZE(mtus); m++)
+		for (c = 0; c < ARRAY_SIZE(cnts); c++)
+			for (b = 0; b < ARRAY_SIZE(nbrs); b++) {
+				unsigned int cnt = cnts[c], nb = nbrs[b];
+				unsigned int per = hbh_fb_per_frame(mtus[m]);
+				unsigned int nbt = nb < cnt ? nb : cnt;
+
+				/* one interface */
+				fb_fill(cnt, 1, nb, 1);
+				f = fb_check_frames(cnt, mtus[m], nbt);
+				if (nb == 1)
+					assert_int_equal(f, per ? (cnt + per - 1) / per : 0);
+				/* three interfaces, the same MACs on each */
+				fb_fill(cnt, 3, nb, 1);
+				fb_check_frames(cnt, mtus[m], cnt < 3 * nb ? cnt : 3 * nb);
+			}
+	/* 1024 entries for one neighbour at 1500: 51 full frames and 4 */
+	fb_fill(1024, 1, 1, 1);
+	assert_int_equal(fb_check_frames(1024, 1500, 1), 52);
+}
+
+/*
+ * Sorted by source: one run per interface and source address, each source
+ * looked up once a period, whatever order the entries came in.
+ */
+static void test_fb_sources(void **state)
+{
+	static const unsigned int nsrcs[] = { 1, 7, 300, 1024 };
+	unsigned int s, pos, k, runs;
+
+	(void)state;
+	for (s = 0; s < ARRAY_SIZE(nsrcs); s++) {
+		fb_fill(1024, 2, 1, nsrcs[s]);
+		hbh_fb_sort(fb_o, 1024, fb_e, fb_d, true);
+		for (pos = 0, runs = 0; (k = hbh_fb_run(fb_o, 1024, pos, 1024,
+							 fb_e, fb_d, true)); pos += k) {
+			unsigned int i;
+
+			runs++;
+			for (i = 1; i < k; i++) {
+				assert_int_equal(fb_d[fb_o[pos]].ifindex,
+						 fb_d[fb_o[pos + i]].ifindex);
+				assert_memory_equal(fb_e[fb_o[pos]].key.saddr,
+						    fb_e[fb_o[pos + i]].key.saddr, 16);
+			}
+			if (pos)
+				assert_true(hbh_fb_cmp(fb_e, fb_d, fb_o[pos - 1],
+						       fb_o[pos], true) < 0);
+		}
+		assert_int_equal(pos, 1024);
+		/*
+		 * entry i: interface i % 2, source i % nsrc; an odd count of
+		 * sources meets both interfaces, an even one only one
+		 */
+		assert_int_equal(runs, nsrcs[s] % 2 ? 2 * nsrcs[s] : nsrcs[s]);
+	}
+	/* a run is capped at @max */
+	fb_fill(10, 1, 1, 1);
+	hbh_fb_sort(fb_o, 10, fb_e, fb_d, true);
+	assert_int_equal(hbh_fb_run(fb_o, 10, 0, 4, fb_e, fb_d, true), 4);
+	assert_int_equal(hbh_fb_run(fb_o, 10, 8, 4, fb_e, fb_d, true), 2);
+	assert_int_equal(hbh_fb_run(fb_o, 10, 10, 4, fb_e, fb_d, true), 0);
+}
+
 /* The defaults come from the uapi header, through hbh_params_init(). */
 static void test_params_init(void **state)
 {
@@ -1130,6 +1318,9 @@ int main(void)
 		cmocka_unit_test(test_entry_ok_unaligned),
 		cmocka_unit_test(test_report_budget),
 		cmocka_unit_test(test_dep_rate_interval),
+		cmocka_unit_test(test_fb_per_frame),
+		cmocka_unit_test(test_fb_group),
+		cmocka_unit_test(test_fb_sources),
 	};
 
 	hbh_params_init(&p10, C10, 20 * MS);

@@ -75,14 +75,13 @@ CONGAVOID_PARAM_UINT(gc_age_ms, gc_age_ms, 100, 600000, GC_AGE_MS_DEFAULT,
 /* hash buckets: max_flows / 4 at creation, a power of two in this range */
 #define HBH_BUCKETS_MIN		256
 #define HBH_BUCKETS_MAX		BIT(18)
-#define HBH_FB_MAX		1024	/* entries reported per period */
-#define HBH_FB_FRAME_MAX	256	/* entries accepted per frame */
 #define HBH_GC_SCAN		64	/* flows looked at per period */
 #define HBH_VISIT_NS		4000	/* timer work: one flow per 4 us of period */
 #define HBH_VISIT_MIN		16	/* ... but at least this many */
 #define HBH_CTL_LIMIT		256	/* feedback frames queued for sending */
-#define HBH_FB_LEN(n)	(sizeof(struct hbh_fb_hdr) + \
-			 (n) * sizeof(struct hbh_fb_entry))
+#define HBH_FIB_NS		16000	/* route lookups: one per 16 us of period */
+#define HBH_FIB_MIN		8	/* ... but at least this many */
+#define HBH_FIB_MAX		64	/* ... and at most */
 
 enum hbh_where { HBH_IDLE, HBH_ACTIVE, HBH_THROTTLED };
 
@@ -146,9 +145,11 @@ struct hbh_sched_data {
 	struct qdisc_watchdog watchdog;
 	struct hrtimer timer;
 	struct Qdisc *sch;
-	struct hbh_fb_entry *fb_buf;	/* one period's report, by upstream */
-	int *fb_ifindex;
-	u8 (*fb_mac)[ETH_ALEN];		/* and the neighbour to send it to */
+	/* the timer's alone: one period's report and where each entry goes */
+	struct hbh_fb_entry *fb_buf;
+	struct hbh_fb_dest *fb_dest;
+	u16 *fb_order;			/* indices, sorted (hbh_core.h) */
+	u32 fib_next;			/* the source to look up first */
 
 	u32 flows;
 	u32 nthrottled;
@@ -722,7 +723,7 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 		else
 			hbh_fill_entry(&q->fb_buf[cnt], f, q->node, f->qlen,
 				       f->backlog, sp, f->arrived, f->departed);
-		q->fb_ifindex[cnt++] = f->up_ifindex;
+		q->fb_dest[cnt++].ifindex = f->up_ifindex;
 	}
 	if (pos != &q->rpt)
 		list_rotate_to_front(pos, &q->rpt);
@@ -747,8 +748,9 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 	return cnt;
 }
 
+/* @n (<= HBH_FB_FRAME_MAX, fitting the MTU) entries fb_buf[idx[0..n)] */
 static void hbh_send_frame(struct hbh_sched_data *q, struct net_device *dev,
-			   const u8 *daddr, const int *idx, unsigned int n,
+			   const u8 *daddr, const u16 *idx, unsigned int n,
 			   u64 t_meas)
 {
 	unsigned int hlen = LL_RESERVED_SPACE(dev);
@@ -790,12 +792,15 @@ static void hbh_send_frame(struct hbh_sched_data *q, struct net_device *dev,
 	}
 }
 
-/* Reports need an Ethernet header: not on L3 devices (ipip, WireGuard, tun) */
+/*
+ * Reports need an Ethernet header: not on L3 devices (ipip, WireGuard,
+ * tun).  The MTU is checked by the caller, from one read of it.
+ */
 static bool hbh_dev_sendable(const struct net_device *dev)
 {
 	return netif_running(dev) && dev->type == ARPHRD_ETHER &&
 	       dev->header_ops && dev->header_ops->create &&
-	       dev->addr_len == ETH_ALEN && dev->mtu >= HBH_FB_LEN(1);
+	       dev->addr_len == ETH_ALEN;
 }
 
 static void hbh_neigh_mac(struct neighbour *n, const struct net_device *dev,
@@ -854,80 +859,111 @@ static void hbh_upstream_mac(struct net *net, struct net_device *dev,
 #endif
 }
 
+/* Drop entries @o[pos..pos+k) from this period's report. */
+static void hbh_fb_drop(struct hbh_sched_data *q, unsigned int pos,
+			unsigned int k)
+{
+	while (k--)
+		q->fb_dest[q->fb_order[pos++]].ifindex = 0;
+}
+
+/* Keep the entries still to be sent, in their order; returns how many. */
+static unsigned int hbh_fb_compact(struct hbh_sched_data *q, unsigned int n)
+{
+	unsigned int i, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (q->fb_dest[q->fb_order[i]].ifindex)
+			q->fb_order[m++] = q->fb_order[i];
+	return m;
+}
+
+/*
+ * The entries' neighbours: one route and neighbour lookup per interface
+ * and source address, at most hbh_fib_budget() of them a period, taken in
+ * turn over the sources (q->fib_next): the entries of the sources left
+ * over are not sent this period, and their flows are reported on a later
+ * visit, once their turn comes.  Returns the entries left to send; those
+ * not sent are added to *@unsendable.
+ */
+static unsigned int hbh_fb_resolve(struct hbh_sched_data *q, struct net *net,
+				   unsigned int n, unsigned int *unsendable)
+{
+	unsigned int i, k, j, nsrc = 0, first = 0, lookups;
+	struct net_device *dev = NULL;
+	int dev_ifindex = 0;
+
+	hbh_fb_sort(q->fb_order, n, q->fb_buf, q->fb_dest, true);
+	for (i = 0; (k = hbh_fb_run(q->fb_order, n, i, n, q->fb_buf,
+				    q->fb_dest, true)); i += k)
+		nsrc++;
+	lookups = clamp_t(u32, READ_ONCE(q->period) / HBH_FIB_NS,
+			  HBH_FIB_MIN, HBH_FIB_MAX);
+	if (nsrc > lookups) {
+		first = q->fib_next % nsrc;
+		q->fib_next = first + lookups;
+	}
+	for (i = 0, j = 0; (k = hbh_fb_run(q->fb_order, n, i, n, q->fb_buf,
+					   q->fb_dest, true)); i += k, j++) {
+		struct hbh_fb_dest *d = &q->fb_dest[q->fb_order[i]];
+		unsigned int m;
+
+		if (d->ifindex != dev_ifindex) {
+			dev_ifindex = d->ifindex;
+			dev = dev_get_by_index_rcu(net, dev_ifindex);
+			if (dev && !hbh_dev_sendable(dev))
+				dev = NULL;
+		}
+		if (!dev || (j + nsrc - first) % nsrc >= lookups) {
+			hbh_fb_drop(q, i, k);
+			*unsendable += k;
+			continue;
+		}
+		hbh_upstream_mac(net, dev, &q->fb_buf[q->fb_order[i]], d->mac);
+		for (m = 1; m < k; m++)
+			memcpy(q->fb_dest[q->fb_order[i + m]].mac, d->mac,
+			       ETH_ALEN);
+	}
+	return hbh_fb_compact(q, n);
+}
+
 /*
  * Outside any qdisc lock: the entries, grouped by upstream interface and
  * neighbour, unicast to the neighbour where it is known.  Entries whose
- * interface is gone, down or cannot carry an Ethernet frame are counted as
- * unsendable.
+ * interface is gone, down, cannot carry an Ethernet frame or one entry
+ * (its MTU, read once) are counted as unsendable, and so are those of the
+ * sources beyond the period's route lookups.  The grouping sorts indices
+ * in q->fb_order (hbh_core.h): n log n, nothing on the stack.
  */
 static void hbh_send_reports(struct Qdisc *sch, unsigned int cnt, u64 now)
 {
 	struct hbh_sched_data *q = qdisc_priv(sch);
 	struct net *net = dev_net(qdisc_dev(sch));
-	int idx[HBH_FB_FRAME_MAX];
-	unsigned int i, j, n, per, unsendable = 0;
+	unsigned int i, k, n = 0, per = 0, unsendable = 0;
 	struct net_device *dev = NULL;
 	int dev_ifindex = 0;
 
+	for (i = 0; i < cnt; i++)
+		if (q->fb_dest[i].ifindex)
+			q->fb_order[n++] = i;
 	rcu_read_lock();
-	for (i = 0; i < cnt; i++) {
-		int ifindex = q->fb_ifindex[i];
+	n = hbh_fb_resolve(q, net, n, &unsendable);
+	hbh_fb_sort(q->fb_order, n, q->fb_buf, q->fb_dest, false);
+	for (i = 0; i < n; i += k) {
+		const struct hbh_fb_dest *d = &q->fb_dest[q->fb_order[i]];
 
-		if (!ifindex)
-			continue;
-		if (ifindex != dev_ifindex) {
-			dev = dev_get_by_index_rcu(net, ifindex);
-			dev_ifindex = ifindex;
-			if (dev && !hbh_dev_sendable(dev))
-				dev = NULL;
+		if (d->ifindex != dev_ifindex) {
+			dev_ifindex = d->ifindex;
+			dev = dev_get_by_index_rcu(net, dev_ifindex);
+			per = dev && hbh_dev_sendable(dev) ?
+			      hbh_fb_per_frame(READ_ONCE(dev->mtu)) : 0;
 		}
-		if (!dev) {
-			q->fb_ifindex[i] = 0;
-			unsendable++;
-			continue;
-		}
-		/* consecutive entries of one source share a lookup */
-		if (i && q->fb_ifindex[i - 1] == ifindex &&
-		    q->fb_buf[i - 1].key.family == q->fb_buf[i].key.family &&
-		    !memcmp(q->fb_buf[i - 1].key.saddr, q->fb_buf[i].key.saddr,
-			    sizeof(q->fb_buf[i].key.saddr)))
-			memcpy(q->fb_mac[i], q->fb_mac[i - 1], ETH_ALEN);
+		/* at least one entry, at most per and HBH_FB_FRAME_MAX */
+		k = hbh_fb_frame(q->fb_order, n, i, per, q->fb_dest);
+		if (!per)
+			unsendable += k;
 		else
-			hbh_upstream_mac(net, dev, &q->fb_buf[i], q->fb_mac[i]);
-	}
-	for (i = 0; i < cnt; i++) {
-		int ifindex = q->fb_ifindex[i];
-
-		if (!ifindex)
-			continue;
-		dev = dev_get_by_index_rcu(net, ifindex);
-		if (!dev || !hbh_dev_sendable(dev)) {
-			for (j = i; j < cnt; j++) {
-				if (q->fb_ifindex[j] == ifindex) {
-					q->fb_ifindex[j] = 0;
-					unsendable++;
-				}
-			}
-			continue;
-		}
-		per = min_t(unsigned int, HBH_FB_FRAME_MAX,
-			    (dev->mtu - sizeof(struct hbh_fb_hdr)) /
-			    sizeof(struct hbh_fb_entry));
-		n = 0;
-		for (j = i; j < cnt; j++) {
-			if (q->fb_ifindex[j] != ifindex ||
-			    !ether_addr_equal(q->fb_mac[j], q->fb_mac[i]))
-				continue;
-			q->fb_ifindex[j] = 0;
-			idx[n++] = j;
-			if (n == per) {
-				hbh_send_frame(q, dev, q->fb_mac[i], idx, n,
-					       now);
-				n = 0;
-			}
-		}
-		if (n)
-			hbh_send_frame(q, dev, q->fb_mac[i], idx, n, now);
+			hbh_send_frame(q, dev, d->mac, &q->fb_order[i], k, now);
 	}
 	rcu_read_unlock();
 	if (unsendable)
@@ -1357,10 +1393,9 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	q->hash_mask = buckets - 1;
 	q->hash = kvcalloc(buckets, sizeof(*q->hash), GFP_KERNEL);
 	q->fb_buf = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_buf), GFP_KERNEL);
-	q->fb_ifindex = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_ifindex),
-				 GFP_KERNEL);
-	q->fb_mac = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_mac), GFP_KERNEL);
-	if (!q->hash || !q->fb_buf || !q->fb_ifindex || !q->fb_mac)
+	q->fb_dest = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_dest), GFP_KERNEL);
+	q->fb_order = kvcalloc(HBH_FB_MAX, sizeof(*q->fb_order), GFP_KERNEL);
+	if (!q->hash || !q->fb_buf || !q->fb_dest || !q->fb_order)
 		return -ENOMEM;		/* destroy frees what was allocated */
 
 	err = hbh_change(sch, opt, extack);
@@ -1386,8 +1421,8 @@ static void hbh_destroy(struct Qdisc *sch)
 	__skb_queue_purge(&q->ctlq);
 	kvfree(q->hash);
 	kvfree(q->fb_buf);
-	kvfree(q->fb_ifindex);
-	kvfree(q->fb_mac);
+	kvfree(q->fb_dest);
+	kvfree(q->fb_order);
 	q->hash = NULL;
 }
 
@@ -1619,6 +1654,8 @@ static int __init hbh_module_init(void)
 
 	BUILD_BUG_ON(sizeof(struct tc_hbh_flow_xstats) <=
 		     sizeof(struct tc_hbh_xstats));
+	BUILD_BUG_ON((u16)(HBH_FB_MAX - 1) != HBH_FB_MAX - 1);	/* fb_order */
+	BUILD_BUG_ON(HBH_FB_ALEN != ETH_ALEN);
 	while (!hbh_secret)
 		hbh_secret = get_random_u64();
 	hbh_flow_cachep = kmem_cache_create("hbh_flow", sizeof(struct hbh_flow),

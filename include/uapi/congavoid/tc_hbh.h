@@ -82,7 +82,10 @@ struct tc_hbh_xstats {
 				 */
 	__u64 fb_expired;	/* controlled flows set free, no report */
 	__u64 fb_bytes;		/* bytes of the feedback frames sent, link header included */
-	__u64 fb_unsendable;	/* report entries not sent: upstream not Ethernet */
+	__u64 fb_unsendable;	/* report entries not sent: upstream not Ethernet
+				 * or its MTU below one entry, or beyond the
+				 * period's route lookups (sent on a later visit)
+				 */
 };
 
 /* A flow's state in "tc -s class show" (TCA_STATS_APP of each class). */
