@@ -1061,16 +1061,21 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 	struct Qdisc *sch;
 	u64 now, t_meas;
 
-	/* reports come unicast to us, or broadcast; not to others */
+	/*
+	 * Reports come unicast to us, or broadcast; not to others, and only
+	 * for a device whose root is hbh.  Anything else is let go before
+	 * skb_share_check(), which would copy every frame of this Ethertype
+	 * that a packet socket also holds.
+	 */
 	if (skb->pkt_type == PACKET_OTHERHOST)
 		goto drop;
-	skb = skb_share_check(skb, GFP_ATOMIC);
-	if (!skb)
-		return NET_RX_DROP;
 	sch = rcu_dereference(dev->qdisc);
 	if (!sch || sch->ops != &hbh_qdisc_ops)
 		goto drop;
 	q = qdisc_priv(sch);
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return NET_RX_DROP;
 
 	/* the frame may be only 2-byte aligned: unaligned reads throughout */
 	h = pskb_may_pull(skb, sizeof(*h)) ? (void *)skb->data : NULL;
@@ -1551,7 +1556,9 @@ static int hbh_dump_class(struct Qdisc *sch, unsigned long cl,
 {
 	const struct hbh_flow_snap *s = (const void *)cl;
 
-	tcm->tcm_parent = TC_H_ROOT;
+	/* a flow's parent is this qdisc (tcm_parent as tc_fill_tclass set
+	 * it, its handle), wherever the qdisc sits in the tree
+	 */
 	tcm->tcm_handle = s->classid;
 	return 0;
 }
