@@ -19,9 +19,10 @@
       and origins: whatever they say, the rate stays within its bounds.
   hbh_frames.py report DEV COUNT SADDR DADDR SPORT DPORT
       COUNT well-formed reports naming one flow (spoofed feedback).
-  hbh_frames.py flows DADDR NFLOWS ROUNDS
-      UDP datagrams to DADDR:9 from NFLOWS source ports (raw socket, one
-      socket for all), ROUNDS passes over the ports.
+  hbh_frames.py flows DADDR NFLOWS ROUNDS [PAYLOAD]
+      UDP datagrams of PAYLOAD bytes (default 64) to DADDR:9 from NFLOWS
+      source ports (raw socket, one socket for all), ROUNDS passes over the
+      ports.
   hbh_frames.py blast DEV SECONDS PPS LEN
       Frames of Ethertype 0x88B5 and LEN bytes (a well-formed header, then
       zeros) from a raw AF_PACKET socket, PPS per second for SECONDS: a
@@ -137,9 +138,9 @@ def report(sock, count, flow):
     print(count)
 
 
-def flows(daddr, nflows, rounds):
+def flows(daddr, nflows, rounds, size=64):
     s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
-    payload = bytes(64)
+    payload = bytes(size)
     sent = 0
     for _ in range(rounds):
         for p in range(nflows):
@@ -200,7 +201,8 @@ def spoof(daddr, nflows, secs):
 def main():
     cmd = sys.argv[1]
     if cmd == "flows":
-        flows(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        flows(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
+              int(sys.argv[5]) if len(sys.argv) > 5 else 64)
         return
     if cmd == "blast":
         blast(sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))

@@ -17,9 +17,16 @@
 # - L3 upstream: flows arriving on an ipip device get no report (no
 #   Ethernet header can be built there), counted as unsendable;
 # - 16k local flows at a 100 us period: the timer's work stays bounded;
-# - a VLAN device: reports go tagged and reach the hbh of the VLAN device.
+# - a VLAN device: reports go tagged and reach the hbh of the VLAN device;
+# - the upstream device's MTU flapping 68 <-> 1500 under 300 flows that
+#   earn report credit, period 100ms: reports go out while the MTU takes
+#   them, are counted unsendable while it does not, nothing overflows
+#   (issue 37: the frame split once read the MTU twice);
+# - feedback frames on a device without hbh, a packet socket open there:
+#   not processed (issue 37: they were cloned before the check);
+# - hbh below prio: its flows list the hbh qdisc as their parent.
 
-ALL_TESTS="shaper_bypass report_amplification l3_upstream many_flows vlan"
+ALL_TESTS="shaper_bypass report_amplification l3_upstream many_flows vlan mtu_flap no_hbh_tap class_parent"
 
 
 . "$(dirname "$0")/lib.sh"
@@ -249,6 +256,134 @@ vlan() {
 	check "vlan_reports_sent ($v_sent)" test "$v_sent" -gt 0
 	check "vlan_reports_received ($v_rcv)" test "$v_rcv" -gt 0
 	check "vlan_reports_applied (controlled $v_ctl)" test "$v_ctl" -ge 1
+}
+
+# r's hbh reports to a over r's "up" (period 100ms) while 300 flows of
+# small datagrams (68-byte IP packets, which cross an MTU of 68) come in
+# bursts that give every flow report credit at once, and up's MTU flaps
+# 68 <-> 1500 every 250 ms: with 1500 the reports go out, full frames of
+# 20 entries; with 68 not even one entry fits and they are counted
+# unsendable.  The old split read the MTU a second time and, reading 68
+# there, wrote past a 256-entry array on the stack (a KASAN report on a
+# debug kernel, or a corrupted stack; run_vm.sh fails a test after which
+# dmesg shows either).
+mtu_flap() {
+	local nflows=${HBH_FLAP_FLOWS:-300} sink flap sent=0 n i s0 t0 t1
+	local r_pk r_fl r_sent r_bytes r_uns entries a_rcv flips
+	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 1gbit
+	defer qdisc_del "$A" eth0
+	ip netns exec "$R" tc qdisc add dev down root hbh rate 100mbit period 100ms
+	defer qdisc_del "$R" down
+	ip netns exec "$D" python3 -c 'import socket, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 9)); time.sleep(60)' &
+	sink=$!
+	defer kill "$sink"
+	defer ip -n "$R" link set up mtu 1500
+	ip netns exec "$A" ping -c 1 -W 1 10.2.0.2 >/dev/null
+	s0=$(xs "$R" down fb_sent)
+	t0=$(now_ns)
+	touch "$TMP_DIR/flap"
+	ip netns exec "$R" sh -c 'i=0; while [ -e "$1" ]; do
+		ip link set up mtu 68; sleep 0.25; ip link set up mtu 1500; sleep 0.25
+		i=$((i + 1)); echo $i >"$1.n"; done' _ "$TMP_DIR/flap" &
+	flap=$!
+	# each burst: 25 rounds of 82-byte frames, 2050 bytes a flow, more
+	# than an entry's cost (1760): every flow reports in the next period
+	for i in 1 2 3 4 5 6; do
+		n=$(ip netns exec "$A" "$SELFTESTS_DIR/hbh_frames.py" flows 10.2.0.2 "$nflows" 25 40)
+		sent=$((sent + n))
+		r_fl=$(xs "$R" down flows)
+		sleep 0.3
+	done
+	sleep 0.5
+	rm -f "$TMP_DIR/flap"
+	wait "$flap"
+	t1=$(now_ns)
+	flips=$(cat "$TMP_DIR/flap.n" 2>/dev/null || echo 0)
+	ip -n "$R" link set up mtu 1500
+	r_pk=$(xs "$R" down packets)
+	r_sent=$(($(xs "$R" down fb_sent) - s0))
+	r_bytes=$(xs "$R" down fb_bytes)
+	r_uns=$(xs "$R" down fb_unsendable)
+	# frames: 14 + 24 bytes, and 72 an entry
+	entries=$(((r_bytes - 38 * r_sent) / 72))
+	a_rcv=$(xs "$A" eth0 fb_received)
+	log "mtu flap: $sent datagrams from $nflows ports in 6 bursts, $flips flaps of r's up in $(((t1 - t0) / 1000000)) ms; r carried $r_pk packets, held $r_fl flows; sent $r_sent frames, $entries entries ($r_bytes bytes), $r_uns entries unsendable; a accepted $a_rcv frames"
+	log "r: $("$SELFTESTS_DIR/hbh_xstats.py" "$R" down | tr '\n' ' ')"
+	check "flap_traffic_flowed ($sent datagrams sent, $r_pk carried, $r_fl flows)" \
+		eval 'test "$sent" -gt 0 && test "$r_pk" -gt $((sent / 2)) && test "$r_fl" -ge "$nflows"'
+	check "flap_mtu_flapped ($flips)" test "$flips" -ge 4
+	check "flap_reports_sent ($entries entries >= $nflows in $r_sent frames)" \
+		eval 'test "$r_sent" -gt 0 && test "$entries" -ge "$nflows"'
+	check "flap_reports_accepted ($a_rcv)" test "$a_rcv" -gt 0
+	check "flap_small_mtu_unsendable ($r_uns)" test "$r_uns" -gt 0
+}
+
+# frames of the feedback Ethertype into r's "up", which has no hbh, while a
+# packet socket on r reads everything up receives: r's hbh (on "down")
+# neither takes nor refuses one; with hbh on up, the same frames are taken
+no_hbh_tap() {
+	local tap seen nrep rcv rej urcv
+	ip netns exec "$R" tc qdisc add dev down root hbh rate 10mbit
+	defer qdisc_del "$R" down
+	ip netns exec "$R" python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+s.bind(("up", 0))
+s.settimeout(0.5)
+print("ready", flush=True)
+n, t0 = 0, time.monotonic()
+while time.monotonic() - t0 < float(sys.argv[1]):
+    try:
+        f = s.recv(2048)
+    except socket.timeout:
+        continue
+    if f[12:14] == b"\x88\xb5":
+        n += 1
+print(n, flush=True)
+' 6 >"$TMP_DIR/tap" &
+	tap=$!
+	defer kill "$tap"
+	busywait 5000 grep -q ready "$TMP_DIR/tap"
+	nrep=$(ip netns exec "$A" "$SELFTESTS_DIR/hbh_frames.py" report eth0 200 10.1.0.1 10.2.0.2 5000 9)
+	sleep 0.3
+	rcv=$(xs "$R" down fb_received)
+	rej=$(xs "$R" down fb_rejected)
+	# the control: hbh on up takes the same frames
+	ip netns exec "$R" tc qdisc add dev up root hbh rate 10mbit
+	defer qdisc_del "$R" up
+	ip netns exec "$A" "$SELFTESTS_DIR/hbh_frames.py" report eth0 200 10.1.0.1 10.2.0.2 5000 9 >/dev/null
+	sleep 0.3
+	urcv=$(xs "$R" up fb_received)
+	wait "$tap"
+	seen=$(sed -n 2p "$TMP_DIR/tap")
+	seen=${seen:-0}
+	log "no hbh on up: a sent $nrep reports, r's packet socket saw $seen frames of 0x88b5 (both rounds); r's hbh on down: fb_received $rcv fb_rejected $rej; then hbh on up: fb_received $urcv"
+	check "tap_frames_arrived ($seen >= $nrep)" eval 'test "$nrep" -gt 0 && test "$seen" -ge "$nrep"'
+	check "tap_not_processed (fb_received $rcv, fb_rejected $rej)" eval 'test "$rcv" = 0 && test "$rej" = 0'
+	check "tap_control_hbh_takes_them ($urcv)" test "$urcv" -gt 0
+}
+
+# hbh below prio (every priority to band 1:1) and as the root: the flows'
+# classes name the hbh qdisc as their parent, in text and JSON
+class_parent() {
+	local txt js nprio njs
+	ip netns exec "$R" tc qdisc add dev down root handle 1: prio bands 3 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+	defer qdisc_del "$R" down
+	ip netns exec "$R" tc qdisc add dev down parent 1:1 handle 10: hbh rate 10mbit
+	udp_blast "$A" 10.2.0.2 20
+	txt=$(ip netns exec "$R" tc class show dev down)
+	js=$(ip netns exec "$R" tc -j class show dev down)
+	log "below prio: $(echo "$txt" | grep -c 'class hbh') hbh classes; first: $(echo "$txt" | grep -m1 'class hbh'); prio's: $(echo "$txt" | grep -m1 'class prio')"
+	nprio=$(echo "$txt" | grep -c '^class hbh 10:[0-9a-f]* parent 10: ')
+	njs=$(echo "$js" | jq '[.[] | select(.class == "hbh")] | if length > 0 and all(.parent == "10:" and (.root | not)) then length else 0 end')
+	check "parent_below_prio_text ($nprio flows with parent 10:)" eval 'test "$nprio" -ge 1 && ! echo "$txt" | grep -q "class hbh .* root"'
+	check "parent_below_prio_json ($njs)" test "$njs" -ge 1
+	check "parent_prio_classes_kept" eval 'echo "$txt" | grep -q "^class prio 1:1 parent 1: leaf 10:"'
+	ip netns exec "$R" tc qdisc replace dev down root handle 20: hbh rate 10mbit
+	udp_blast "$A" 10.2.0.2 20
+	txt=$(ip netns exec "$R" tc class show dev down)
+	log "as root: $(echo "$txt" | grep -m1 'class hbh')"
+	check "parent_as_root" eval 'echo "$txt" | grep -q "^class hbh 20:[0-9a-f]* parent 20: "'
 }
 
 setup_prepare() {
