@@ -269,7 +269,7 @@ vlan() {
 # dmesg shows either).
 mtu_flap() {
 	local nflows=${HBH_FLAP_FLOWS:-300} sink flap sent=0 n i s0 t0 t1
-	local r_pk r_fl r_sent r_bytes r_uns entries a_rcv flips
+	local r_pk r_fl r_sent r_all r_bytes r_uns entries a_rcv flips
 	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 1gbit
 	defer qdisc_del "$A" eth0
 	ip netns exec "$R" tc qdisc add dev down root hbh rate 100mbit period 100ms
@@ -277,13 +277,13 @@ mtu_flap() {
 	ip netns exec "$D" python3 -c 'import socket, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 9)); time.sleep(60)' &
 	sink=$!
 	defer kill "$sink"
-	defer ip -n "$R" link set up mtu 1500
+	defer ip -n "$R" link set dev up mtu 1500
 	ip netns exec "$A" ping -c 1 -W 1 10.2.0.2 >/dev/null
 	s0=$(xs "$R" down fb_sent)
 	t0=$(now_ns)
 	touch "$TMP_DIR/flap"
 	ip netns exec "$R" sh -c 'i=0; while [ -e "$1" ]; do
-		ip link set up mtu 68; sleep 0.25; ip link set up mtu 1500; sleep 0.25
+		ip link set dev up mtu 68; sleep 0.25; ip link set dev up mtu 1500; sleep 0.25
 		i=$((i + 1)); echo $i >"$1.n"; done' _ "$TMP_DIR/flap" &
 	flap=$!
 	# each burst: 25 rounds of 82-byte frames, 2050 bytes a flow, more
@@ -299,13 +299,14 @@ mtu_flap() {
 	wait "$flap"
 	t1=$(now_ns)
 	flips=$(cat "$TMP_DIR/flap.n" 2>/dev/null || echo 0)
-	ip -n "$R" link set up mtu 1500
+	ip -n "$R" link set dev up mtu 1500
 	r_pk=$(xs "$R" down packets)
-	r_sent=$(($(xs "$R" down fb_sent) - s0))
+	r_all=$(xs "$R" down fb_sent)
+	r_sent=$((r_all - s0))
 	r_bytes=$(xs "$R" down fb_bytes)
 	r_uns=$(xs "$R" down fb_unsendable)
-	# frames: 14 + 24 bytes, and 72 an entry
-	entries=$(((r_bytes - 38 * r_sent) / 72))
+	# every frame: 14 + 24 bytes, and 72 an entry
+	entries=$(((r_bytes - 38 * r_all) / 72))
 	a_rcv=$(xs "$A" eth0 fb_received)
 	log "mtu flap: $sent datagrams from $nflows ports in 6 bursts, $flips flaps of r's up in $(((t1 - t0) / 1000000)) ms; r carried $r_pk packets, held $r_fl flows; sent $r_sent frames, $entries entries ($r_bytes bytes), $r_uns entries unsendable; a accepted $a_rcv frames"
 	log "r: $("$SELFTESTS_DIR/hbh_xstats.py" "$R" down | tr '\n' ' ')"
@@ -364,20 +365,18 @@ print(n, flush=True)
 }
 
 # hbh below prio (every priority to band 1:1) and as the root: the flows'
-# classes name the hbh qdisc as their parent, in text and JSON
+# classes name the hbh qdisc as their parent (tc 6.1 has no JSON for
+# classes: "tc -j class show" prints the same text)
 class_parent() {
-	local txt js nprio njs
+	local txt nprio
 	ip netns exec "$R" tc qdisc add dev down root handle 1: prio bands 3 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
 	defer qdisc_del "$R" down
 	ip netns exec "$R" tc qdisc add dev down parent 1:1 handle 10: hbh rate 10mbit
 	udp_blast "$A" 10.2.0.2 20
 	txt=$(ip netns exec "$R" tc class show dev down)
-	js=$(ip netns exec "$R" tc -j class show dev down)
 	log "below prio: $(echo "$txt" | grep -c 'class hbh') hbh classes; first: $(echo "$txt" | grep -m1 'class hbh'); prio's: $(echo "$txt" | grep -m1 'class prio')"
 	nprio=$(echo "$txt" | grep -c '^class hbh 10:[0-9a-f]* parent 10: ')
-	njs=$(echo "$js" | jq '[.[] | select(.class == "hbh")] | if length > 0 and all(.parent == "10:" and (.root | not)) then length else 0 end')
 	check "parent_below_prio_text ($nprio flows with parent 10:)" eval 'test "$nprio" -ge 1 && ! echo "$txt" | grep -q "class hbh .* root"'
-	check "parent_below_prio_json ($njs)" test "$njs" -ge 1
 	check "parent_prio_classes_kept" eval 'echo "$txt" | grep -q "^class prio 1:1 parent 1: leaf 10:"'
 	ip netns exec "$R" tc qdisc replace dev down root handle 20: hbh rate 10mbit
 	udp_blast "$A" 10.2.0.2 20
