@@ -14,18 +14,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int32_t s32;
-typedef int64_t s64;
+/* the kernel's types (asm-generic/int-ll64.h): u64 is long long everywhere */
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef int s32;
+typedef long long s64;
 
 #define BIT(n)		(1UL << (n))
 #define BIT_ULL(n)	(1ULL << (n))
 #define U32_MAX		((u32)~0U)
 #define U64_MAX		((u64)~0ULL)
-#define NSEC_PER_SEC	1000000000ULL
+/* as vdso/time64.h: long, so 32 bits wide on a 32-bit kernel */
+#define NSEC_PER_USEC	1000L
+#define NSEC_PER_MSEC	1000000L
+#define NSEC_PER_SEC	1000000000L
 
 #define min_t(type, a, b)	((type)(a) < (type)(b) ? (type)(a) : (type)(b))
 #define max_t(type, a, b)	((type)(a) > (type)(b) ? (type)(a) : (type)(b))

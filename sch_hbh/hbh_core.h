@@ -317,7 +317,7 @@ static inline u64 hbh_len_ns(u32 len, u64 rate)
  */
 static inline u64 hbh_ns_recip(u64 rate)
 {
-	return div64_u64(NSEC_PER_SEC << 32, rate);
+	return div64_u64((u64)NSEC_PER_SEC << 32, rate);
 }
 
 static inline u64 hbh_len_ns_recip(u32 len, u64 recip)
