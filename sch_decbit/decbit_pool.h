@@ -66,4 +66,16 @@ decbit_pool_admit(u32 used, u32 input, u32 limit, u32 input_limit,
 	return decbit_pool_admit_n(used, input, limit, input_limit, is_input, 1);
 }
 
+/*
+ * sch_decbit keeps a pool's counts in one 64-bit word, the packets held in
+ * the low 32 bits and the input packets among them in the high 32.  What
+ * to add to it for @pkts packets, @input of them input (both negative to
+ * remove them): the sum and the shift in u64, where wrapping is defined (a
+ * left shift of a negative s64 is not).
+ */
+static inline s64 decbit_pool_held(s64 pkts, s64 input)
+{
+	return (s64)((u64)pkts + ((u64)input << 32));
+}
+
 #endif /* _DECBIT_POOL_H */

@@ -209,6 +209,47 @@ static void test_occupancy_bounds(void **state)
 	assert_int_equal(r.refused_full, 960);
 }
 
+/* atomic64_add() on the pool's word: wraps, as the kernel's does */
+static s64 held_add(s64 held, s64 d)
+{
+	return (s64)((u64)held + (u64)d);
+}
+
+static void assert_held(s64 held, u32 used, u32 input)
+{
+	assert_int_equal((u32)held, used);
+	assert_int_equal((u32)((u64)held >> 32), input);
+}
+
+/*
+ * The pool's word, used in the low 32 bits and input in the high 32:
+ * packets taken and returned (negative counts), up to U32_MAX of each,
+ * without undefined behaviour (UBSan: a left shift of a negative value).
+ */
+static void test_held_word(void **state)
+{
+	static const struct {
+		s64 pkts, input;	/* added */
+		u32 used, in;		/* then held */
+	} steps[] = {
+		{ 5, 2, 5, 2 },
+		{ -3, -2, 2, 0 },
+		{ -2, 0, 0, 0 },
+		{ U32_MAX, U32_MAX, U32_MAX, U32_MAX },
+		{ -(s64)U32_MAX, -(s64)U32_MAX, 0, 0 },
+	};
+	s64 held = 0;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		held = held_add(held, decbit_pool_held(steps[i].pkts,
+						       steps[i].input));
+		assert_held(held, steps[i].used, steps[i].in);
+	}
+	assert_int_equal(held, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_rule_segments),
 		cmocka_unit_test(test_shared_pool_model),
 		cmocka_unit_test(test_occupancy_bounds),
+		cmocka_unit_test(test_held_word),
 	};
 
 	return cmocka_run_group_tests_name("decbit_pool", tests, NULL, NULL);

@@ -76,8 +76,6 @@ struct decbit_net {
 
 static unsigned int decbit_net_id __read_mostly;
 
-#define DECBIT_HELD(pkts, input)	((s64)(pkts) + ((s64)(input) << 32))
-
 /*
  * Each queued packet remembers how many buffers it holds (its segments) and
  * whether it is input, so that it returns exactly what it took whichever
@@ -197,7 +195,7 @@ static enum decbit_pool_verdict decbit_pool_take(struct decbit_pool *pool,
 					READ_ONCE(pool->input_limit), input, n);
 		if (v != DECBIT_POOL_ADMIT)
 			return v;
-		new = old + DECBIT_HELD(n, input ? n : 0);
+		new = old + decbit_pool_held(n, input ? n : 0);
 	} while (!atomic64_try_cmpxchg(&pool->held, &old, new));
 	return DECBIT_POOL_ADMIT;
 }
@@ -205,7 +203,7 @@ static enum decbit_pool_verdict decbit_pool_take(struct decbit_pool *pool,
 /* Add (or, negative, remove) @pkts packets, @input of them input. */
 static void decbit_pool_charge(struct decbit_pool *pool, s64 pkts, s64 input)
 {
-	atomic64_add(DECBIT_HELD(pkts, input), &pool->held);
+	atomic64_add(decbit_pool_held(pkts, input), &pool->held);
 }
 
 /* A packet of the own queue leaves the qdisc, by whatever path. */
