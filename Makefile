@@ -14,6 +14,8 @@
 # make check-deb       install them into a clean Debian 12 system in a VM and use
 #                      them there (downloads a minimal root once; long)
 # make unit            unit tests of the algorithm cores only
+# make build32         the modules built against the installed 32-bit (686-pae)
+#                      kernel headers, failing on any warning (make check runs it)
 # make mutants         mutation testing: each mutant of tools/mutants in a scratch
 #                      copy, its selftests in a VM on 6.12 (hours; MUTATE="--only ID",
 #                      MUTATE=--build-only: docs/testing.md)
@@ -37,7 +39,7 @@ endif
 # build folder so that the tree itself stays clean.
 MODSRC := Kbuild include $(wildcard tcp_decbit tcp_bimodal sch_decbit sch_hbh tcp_fixedwin)
 
-.PHONY: all modules tc man deb check-deb unit check check-debug demo reproduce install setup clean FORCE
+.PHONY: all modules tc man deb check-deb unit build32 check check-debug demo reproduce install setup clean FORCE
 
 all: modules tc man
 
@@ -64,6 +66,9 @@ man:
 
 unit:
 	@$(TOP)/tools/unit
+
+build32:
+	@$(TOP)/tools/build32
 
 .PHONY: mutants
 mutants: setup tc
