@@ -187,7 +187,7 @@ prr_drops() {
 }
 
 prr_recovery() {
-	local prr at_target k dropped restarts
+	local prr at_target k dropped restarts ld
 	# fast recovery from W to W/2 (issue #19 item 4).  A fourth decbit
 	# flow, sending all it can, held near the knee by a decbit router at
 	# 5 Mbit/s on r2 (the first three stopped): a window-limited flow.
@@ -260,6 +260,12 @@ prr_recovery() {
 	# (a guest too slow to take each ACK as it comes acks more per ACK,
 	# and PRR's window falls faster per ACK: the debug kernel's gave
 	# 25 18 17 for W 27)
+	# the loss policy's target: W x loss_decrease / 1024 (1/2 by
+	# default), within the one packet the fixed-point window rounds off
+	ld=$(cat /sys/module/tcp_decbit/parameters/loss_decrease)
+	check "prr_target_is_W_x_loss_decrease (W ${prr[0]:-none} -> ${prr[1]:-none}, x $ld/1024)" \
+		awk -v w="${prr[0]:-x}" -v t="${prr[1]:-x}" -v ld="$ld" \
+		'BEGIN { d = t - w * ld / 1024; exit !(w + 0 > 0 && t ~ /^[0-9]+$/ && d >= -1 && d <= 1) }'
 	perf_check "recovery_by_prr_window_above_0.65W_at_first_acks" prr_gradual
 	check "recovery_reaches_target_within_2W_acks (from ACK ${at_target:-none})" test -n "$at_target"
 }
