@@ -20,6 +20,8 @@ cycles), and prints one line of key=value pairs:
             paper's (a - bc) / beta, before the known mode corrects them
   known     fraction of the events that end in the known mode
   measured_flows  how many of the N flows had a "measured" event
+  at_fair_keep  median, over the "at_fair" events, of the window set over
+            the fair share: 1 - epsilon (7/8) by the paper's rule
   begin, measured_n, void, joined, left, at_fair, timeout: events per reason
 
   bimodal_trace.py link DIR N
@@ -157,7 +159,7 @@ def main():
                 events.append((float(m.group(1)), int(m.group(2)), m.group(4),
                                int(m.group(5)),
                                int(m.group(7)) + int(m.group(8)) / 1000,
-                               m.group(9)))
+                               m.group(9), int(m.group(6))))
     if not events:
         fail(f"{path}: no events of flows {min(ports)}-{max(ports)}")
     t0 = events[0][0]
@@ -166,7 +168,7 @@ def main():
         fail(f"{path}: no events after the first {skip:g} s")
 
     latest, sums = {}, []
-    for t, port, _, cwnd, _, _ in events:
+    for t, port, _, cwnd, *_ in events:
         latest[port] = (t, cwnd)
         if len(latest) == n and t - min(v[0] for v in latest.values()) < 0.3:
             sums.append(sum(v[1] for v in latest.values()))
@@ -177,12 +179,15 @@ def main():
                         events[bisect.bisect_right(times, t - 0.1):
                                bisect.bisect_left(times, t + 0.1)]))
     known = [e[4] for e in events if e[2] == "known"]
+    # at the fair share: the window set, over the share
+    keep = [e[6] / e[4] for e in events if e[5] == "at_fair" and e[4] > 0]
     count = {r: sum(1 for e in events if e[5] == r) for r in REASONS}
     print(f"events={len(events)} synced={synced / max(1, len(events)):.2f} "
           f"B={median(sums):g} fair={mean(known):.1f} "
           f"measured={median([e[4] for e in events if e[5] == 'measured']):g} "
           f"known={len(known) / max(1, len(events)):.2f} "
-          f"measured_flows={len({e[1] for e in events if e[5] == 'measured'})} " +
+          f"measured_flows={len({e[1] for e in events if e[5] == 'measured'})} "
+          f"at_fair_keep={median(keep):.3f} " +
           " ".join(f"{'measured_n' if r == 'measured' else r}={c}"
                    for r, c in count.items()))
 
