@@ -73,8 +73,10 @@ flows_ran() {
 	[ "$rc1" = 0 ] && [ "$rc2" = 0 ] && fcmp "$b1" '>' 0 && fcmp "$b2" '>' 0 && fcmp "$samples" '>' 0
 }
 
-# tcp_decbit: no drops, no retransmissions beyond a tail-loss probe or two
-# while the guest stalls, queue <= 3, and the utilisation floors above.
+# tcp_decbit: no drops and no retransmissions (the target; 0 in each of
+# the 18 measurements logged by 2026-11-27: it was "at most 3", for a
+# tail-loss probe or two while the guest stalls), queue <= 3, and the
+# utilisation floors above.
 # The 90 % at C = 2 is asserted on a guest with a CPU to spare;
 # make check's side-by-side guests have one vCPU each (docs/testing.md).
 decbit_source() {
@@ -87,7 +89,7 @@ decbit_source() {
 		floor=$floor2
 		[ "$c" = 1 ] && floor=$floor1
 		check "decbit_threshold_${c}_flows_ran (status, bytes: $flows; $samples samples)" flows_ran
-		check "decbit_threshold_${c}_no_drops (rtx $rtx)" eval 'fcmp "$drops" "==" 0 && fcmp "$rtx" "<=" 3'
+		check "decbit_threshold_${c}_no_drops (rtx $rtx)" eval 'fcmp "$drops" "==" 0 && fcmp "$rtx" "==" 0'
 		check "decbit_threshold_${c}_ecn_marks_seen" fcmp "$marked" '>' 100
 		perf_check "decbit_threshold_${c}_mean_queue_le_3" fcmp "$qmean" '<=' 3
 		perf_check "decbit_threshold_${c}_utilisation ($util >= $floor)" fcmp "$util" '>=' "$floor"
