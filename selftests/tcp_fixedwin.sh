@@ -37,52 +37,65 @@ sysctl_select() {
 	ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=cubic
 }
 
-# cw_sample NS DST: "cwnd retrans_out backoff" of the data connection to
-# DST (the established one with the most bytes acknowledged), from one ss
-# call; "0 0 0" if there is none
+# cw_sample NS DST: "cwnd retrans_out backoff rtos" of the data connection
+# to DST (the established one with the most bytes acknowledged), from one
+# ss call; "0 0 0 0" if there is none.  rtos: the retransmission timeouts
+# since snd_una last advanced (ss -o's "timer:(on,T,N)"), counted before
+# the retransmission is sent, where backoff is only raised once it has
+# gone (a retransmission deferred by local congestion or TSQ leaves it 0)
 cw_sample() {
-	ip netns exec "$1" ss -tin state established dst "$2" | awk '/cwnd:/ {
-		c = 0; r = 0; b = 0; a = 0
+	ip netns exec "$1" ss -tino state established dst "$2" | awk '/cwnd:/ {
+		c = 0; r = 0; b = 0; a = 0; t = 0
 		for (i = 1; i <= NF; i++) {
 			if ($i ~ /^cwnd:/) c = substr($i, 6)
 			if ($i ~ /^retrans:/) r = substr($i, 9)	# retrans_out/total
 			if ($i ~ /^backoff:/) b = substr($i, 9)
 			if ($i ~ /^bytes_acked:/) a = substr($i, 13)
+			if ($i ~ /^timer:\(on,/) {
+				t = $i; sub(/\)$/, "", t); sub(/.*,/, "", t)
+			}
 		}
-		if (a + 0 >= best) { best = a + 0; w = c + 0; rr = r + 0; bb = b + 0 }
-	} END { print w + 0, rr + 0, bb + 0 }'
+		if (a + 0 >= best) { best = a + 0; w = c + 0; rr = r + 0; bb = b + 0; tt = t + 0 }
+	} END { print w + 0, rr + 0, bb + 0, tt + 0 }'
 }
 
 # flow CC: a 10 s flow; cwnd of the data connection from 2 s on (as fast
 # as ss runs: ~0.5 s per sample under TCG) into cw_n (samples), cw_at
-# (samples at 64), cw_min, cw_max; of those, the samples taken while the
-# RTO was backed off (after a timeout and until an ACK gives a valid RTT
-# sample; the stack, not the CC, sets the window then: 1 until the next
-# ACK, which calls the CC) into cw_rec, and the others into cw_steady
-# and cw_steady_at (at 64); cw_rtx (samples with retransmitted segments
-# unacknowledged: fast recovery, where the CC keeps its window);
+# (samples at 64), cw_min, cw_max; of those, the samples taken after a
+# retransmission timeout (the RTO backed off, or timeouts counted: from
+# the timeout until an ACK advances snd_una and gives a valid RTT sample;
+# the stack, not the CC, sets the window at the timeout, to the packets in
+# flight + 1, until the next ACK calls the CC) into cw_rec, and the
+# others into cw_steady and cw_steady_at (at 64), those not at 64 listed
+# as "cwnd/retrans_out/backoff/rtos" in cw_odd; cw_rtx (samples with
+# retransmitted segments unacknowledged: fast recovery, where the CC keeps
+# its window);
 # rc (iperf3's exit status), bytes (received), rtx, bps
 flow() {
-	local c w r b
+	local c w r b t
 	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C "$1" -t 10 -J >"$TMP_DIR/flow.json" 2>&1 &
 	c=$!
 	sleep 2
 	cw_n=0 cw_at=0 cw_min=100000 cw_max=0 cw_rec=0 cw_steady=0 cw_steady_at=0 cw_rtx=0
-	cw_rto=0
+	cw_rto=0 cw_odd=""
 	while kill -0 $c 2>/dev/null && [ $cw_n -lt 50 ]; do
-		read -r w r b < <(cw_sample "$S1" 10.9.0.2)
+		read -r w r b t < <(cw_sample "$S1" 10.9.0.2)
 		[ "$w" = 0 ] && continue	# the flow has ended
 		cw_n=$((cw_n + 1))
 		[ "$w" = 64 ] && cw_at=$((cw_at + 1))
 		[ "$w" -lt $cw_min ] && cw_min=$w
 		[ "$w" -gt $cw_max ] && cw_max=$w
 		[ "$r" -gt 0 ] && cw_rtx=$((cw_rtx + 1))
-		if [ "$b" -gt 0 ]; then
+		if [ "$b" -gt 0 ] || [ "$t" -gt 0 ]; then
 			cw_rec=$((cw_rec + 1))
 			[ "$w" = 1 ] && cw_rto=$((cw_rto + 1))
 		else
 			cw_steady=$((cw_steady + 1))
-			[ "$w" = 64 ] && cw_steady_at=$((cw_steady_at + 1))
+			if [ "$w" = 64 ]; then
+				cw_steady_at=$((cw_steady_at + 1))
+			else
+				cw_odd+=" $w/$r/$b/$t"
+			fi
 		fi
 	done
 	wait $c
@@ -106,7 +119,7 @@ window_through_losses() {
 	defer sh -c "echo $old >$p"
 	echo 64 >$p
 	flow fixedwin
-	log "fixedwin (window 64): cwnd $cw_at of $cw_n samples at 64 (min $cw_min, max $cw_max); $cw_rtx with retransmissions outstanding; $cw_rec after a timeout ($cw_rto at 1); $cw_steady_at of $cw_steady outside one at 64; retransmits $rtx; $bps bit/s"
+	log "fixedwin (window 64): cwnd $cw_at of $cw_n samples at 64 (min $cw_min, max $cw_max); $cw_rtx with retransmissions outstanding; $cw_rec after a timeout ($cw_rto at 1); $cw_steady_at of $cw_steady outside one at 64${cw_odd:+ (not:$cw_odd)}; retransmits $rtx; $bps bit/s"
 	check "fixedwin_flow_ran (iperf3 exit $rc, ${bytes:-no} bytes received)" flow_ran
 	check "fixedwin_losses_seen ($rtx)" flow_ran_and test "${rtx:-0}" -gt 0
 	# outside a timeout the CC alone sets the window, fast recovery
