@@ -256,11 +256,14 @@ traffic_during() {
 	fcmp "$b1" '>' "$a1" && fcmp "$b2" '>' "$a2"
 }
 
+# flowing_since "A1 A2": both receivers' counts grew since then
+flowing_since() { traffic_during "$1" "$(rx_packets)"; }
+
 # a thousand changes on both interfaces under traffic: limits that trim
 # queues, moves between pools, input lists, replace, delete and add, link
 # down and up (reset); then the counts are exact again
 changes_under_traffic() {
-	local ops i nops u1 u2 u3 t0 berr rx0 rx1
+	local ops i nops u1 u2 u3 t0 berr rx0 rx1 mon
 	pool_qdiscs || return 1
 	ops=$TMP_DIR/ops
 	: >"$ops"
@@ -286,11 +289,24 @@ changes_under_traffic() {
 	u2=$!
 	udp "$B" 10.12.0.2 5209 30M 12 &
 	u3=$!
-	sleep 1
+	# the changes start once both receivers get packets (at most 5 s)
+	rx0=$(rx_packets)
+	busywait 5000 flowing_since "$rx0" ||
+		log "after 5 s, not both receivers getting packets: $rx0 -> $(rx_packets)"
 	t0=$(date +%s)
 	rx0=$(rx_packets)
+	# (what S2's path looks like while the changes run, once a second:
+	# S2's count, R's neighbour entry for it, o2's root qdisc)
+	( while :; do
+		echo "$(date +%s) s2 rx $(ip netns exec "$S2" cat /sys/class/net/eth0/statistics/rx_packets);" \
+			"neigh $(ip -n "$R" neigh show 10.12.0.2 dev o2 | xargs);" \
+			"o2 $(rt -s qdisc show dev o2 | xargs)"
+		sleep 1
+	  done ) >"$TMP_DIR/o2.log" 2>&1 &
+	mon=$!
 	rt -force -batch "$ops" >"$TMP_DIR/ops.out" 2>&1
 	berr=$?
+	kill $mon 2>/dev/null; wait $mon 2>/dev/null
 	ip -n "$R" link set o2 down && ip -n "$R" link set o2 up
 	ip -n "$R" link set o1 down && ip -n "$R" link set o1 up
 	rx1=$(rx_packets)
@@ -300,6 +316,8 @@ changes_under_traffic() {
 	log "after traffic: o1 $(rt -s qdisc show dev o1 | tr '\n' ' '); iperf3 status $(cat "$TMP_DIR"/rc.520[789] | xargs), received $(rx 5207) $(rx 5208) $(rx 5209) bit/s"
 	# (the changes were made under traffic: both receivers got packets
 	# while they ran, and every flow ran to its end)
+	traffic_during "$rx0" "$rx1" ||
+		while read -r l; do log "during the changes: $l"; done <"$TMP_DIR/o2.log"
 	check "changes_under_traffic_flowed (s1, s2 received: $rx0 -> $rx1)" traffic_during "$rx0" "$rx1"
 	check "changes_under_traffic_senders_ok" udp_ok 5207 5208 5209
 	check "changes_under_traffic_accepted" test "$berr" = 0
