@@ -64,7 +64,8 @@ link_field() { sed -n "s/.*\<$2=\([^ ]*\).*/\1/p" "$out/$1.link"; }
 # the flows' throughputs after the scenario's warm-up (>= 0.97: over 15 s
 # the four flows at 0.25 BDP measured 0.978-0.9999 in 38 runs, two of them
 # below 0.98, at 20 Mbit/s and 40 ms; Reno on the same path 0.985-0.999;
-# at 10 Mbit/s and 80 ms 0.977-0.995 in three runs so far), and the fair share
+# at 10 Mbit/s and 80 ms, 22 runs on the two kernels: four flows at 0.25
+# BDP 0.990-0.999, at 1 BDP 0.983-0.9999), and the fair share
 # the flows work with (the mean share carried by the events that end in
 # the known mode, after the first 5 s) against B/n, where B, the packets
 # the path holds at congestion, comes from the path and the bottleneck
@@ -118,17 +119,18 @@ droptail() {
 # The paper's effect, at 0.25 BDP: the same four flows with Reno, on the
 # same dumbbell in the same guest just after (check-bimodal's reno+pfifo
 # arm), and the goodput after the warm-up (data acknowledged).  The
-# issue's target, goodput at least 5 % above Reno's with epsilon = 1/8
-# (paper-bimodal-stationary on 6.12, two runs of 30 s: 1.061), is not
-# met in every run here: 1.011, 1.079 and 1.098 in three runs on 6.12
-# (2026-11-27), a benchmark figure.  Asserted: not below Reno's (1.00, a
-# floor under those three runs, to be set again from ten a kernel; the
-# table in docs/testing.md).  A bimodal that cuts by beta at its fair
-# share does as well here (1.042, 1.077: its "left" events still cut by
-# epsilon): the at_fair checks above kill it.  The utilisation's floor
-# stays 0.6 until it is set just below a measured distribution.
-Q4_UTIL_MIN=0.6
-Q4_RATIO_MIN=1.00
+# issue's target, goodput at least 5 % above Reno's with epsilon = 1/8,
+# is not met in every run here, a benchmark figure.  The floors are set
+# just below 22 runs (tools/flakes, two one-vCPU guests side by side,
+# 2026-11-27; docs/testing.md): goodput over Reno's 0.994/1.099/1.164
+# on 6.1 (12 runs), 1.040/1.083/1.119 on 6.12 (10); utilisation
+# 0.860/0.881/0.982 and 0.874/0.899/0.914.  (Reno's utilisation in the
+# same runs: 0.767-0.907; the ratio is lowest where Reno's guest ran
+# best.)  A bimodal that cuts by beta at its fair share does about as
+# well here (1.042, 1.077: its "left" events still cut by epsilon): the
+# at_fair checks above kill it.
+Q4_UTIL_MIN=0.85
+Q4_RATIO_MIN=0.98
 droptail_q4() {
 	local bim=check-bimodal-bimodal+pfifo ren=check-bimodal-reno+pfifo gb gr
 	droptail 4 check-bimodal bimodal+pfifo q4
