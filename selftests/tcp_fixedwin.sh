@@ -44,16 +44,21 @@ sysctl_select() {
 # the retransmission is sent, where backoff is only raised once it has
 # gone (a retransmission deferred by local congestion or TSQ leaves it 0)
 cw_sample() {
-	ip netns exec "$1" ss -tino state established dst "$2" | awk '/cwnd:/ {
-		c = 0; r = 0; b = 0; a = 0; t = 0
+	# (ss prints the timer on the socket's line, the TCP info on the next)
+	ip netns exec "$1" ss -tino state established dst "$2" | awk '!/cwnd:/ {
+		t = 0
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /^timer:\(on,/) {
+				t = $i; sub(/\)$/, "", t); sub(/.*,/, "", t)
+			}
+	}
+	/cwnd:/ {
+		c = 0; r = 0; b = 0; a = 0
 		for (i = 1; i <= NF; i++) {
 			if ($i ~ /^cwnd:/) c = substr($i, 6)
 			if ($i ~ /^retrans:/) r = substr($i, 9)	# retrans_out/total
 			if ($i ~ /^backoff:/) b = substr($i, 9)
 			if ($i ~ /^bytes_acked:/) a = substr($i, 13)
-			if ($i ~ /^timer:\(on,/) {
-				t = $i; sub(/\)$/, "", t); sub(/.*,/, "", t)
-			}
 		}
 		if (a + 0 >= best) { best = a + 0; w = c + 0; rr = r + 0; bb = b + 0; tt = t + 0 }
 	} END { print w + 0, rr + 0, bb + 0, tt + 0 }'
