@@ -37,15 +37,18 @@ sysctl_select() {
 	ip netns exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=cubic
 }
 
-# cw_sample NS DST: "cwnd retrans_out backoff rtos" of the data connection
-# to DST (the established one with the most bytes acknowledged), from one
-# ss call; "0 0 0 0" if there is none.  rtos: the retransmission timeouts
-# since snd_una last advanced (ss -o's "timer:(on,T,N)"), counted before
-# the retransmission is sent, where backoff is only raised once it has
-# gone (a retransmission deferred by local congestion or TSQ leaves it 0)
+# cw_sample NS DST CC: "cwnd retrans_out backoff rtos" of the data
+# connection to DST (the established one running CC with the most bytes
+# acknowledged: iperf3's control connection runs the namespace's default,
+# and is the only one left established for a moment after the data
+# connection closes), from one ss call; "0 0 0 0" if there is none.
+# rtos: the retransmission timeouts since snd_una last advanced (ss -o's
+# "timer:(on,T,N)"), counted before the retransmission is sent, where
+# backoff is only raised once it has gone (a retransmission deferred by
+# local congestion or TSQ leaves it 0)
 cw_sample() {
 	# (ss prints the timer on the socket's line, the TCP info on the next)
-	ip netns exec "$1" ss -tino state established dst "$2" | awk '!/cwnd:/ {
+	ip netns exec "$1" ss -tino state established dst "$2" | awk -v cc="$3" '!/cwnd:/ {
 		t = 0
 		for (i = 1; i <= NF; i++)
 			if ($i ~ /^timer:\(on,/) {
@@ -53,14 +56,15 @@ cw_sample() {
 			}
 	}
 	/cwnd:/ {
-		c = 0; r = 0; b = 0; a = 0
+		c = 0; r = 0; b = 0; a = 0; k = 0
 		for (i = 1; i <= NF; i++) {
+			if ($i == cc) k = 1
 			if ($i ~ /^cwnd:/) c = substr($i, 6)
 			if ($i ~ /^retrans:/) r = substr($i, 9)	# retrans_out/total
 			if ($i ~ /^backoff:/) b = substr($i, 9)
 			if ($i ~ /^bytes_acked:/) a = substr($i, 13)
 		}
-		if (a + 0 >= best) { best = a + 0; w = c + 0; rr = r + 0; bb = b + 0; tt = t + 0 }
+		if (k && a + 0 >= best) { best = a + 0; w = c + 0; rr = r + 0; bb = b + 0; tt = t + 0 }
 	} END { print w + 0, rr + 0, bb + 0, tt + 0 }'
 }
 
@@ -84,7 +88,7 @@ flow() {
 	cw_n=0 cw_at=0 cw_min=100000 cw_max=0 cw_rec=0 cw_steady=0 cw_steady_at=0 cw_rtx=0
 	cw_rto=0 cw_odd=""
 	while kill -0 $c 2>/dev/null && [ $cw_n -lt 50 ]; do
-		read -r w r b t < <(cw_sample "$S1" 10.9.0.2)
+		read -r w r b t < <(cw_sample "$S1" 10.9.0.2 "$1")
 		[ "$w" = 0 ] && continue	# the flow has ended
 		cw_n=$((cw_n + 1))
 		[ "$w" = 64 ] && cw_at=$((cw_at + 1))
