@@ -326,6 +326,25 @@ static inline u64 hbh_len_ns_recip(u32 len, u64 recip)
 }
 
 /*
+ * Advance a send clock by @len_ns: a token bucket of depth max(@slack,
+ * @len_ns).  A wake-up L late keeps min(L, depth) of credit, and the next
+ * packets go out back to back until the clock catches up: timer latency
+ * costs the rate only what exceeds the depth, and the burst the next hop
+ * sees is at most depth / len_ns + 1 packets whatever the latency.  Flows
+ * get one period of slack, the link two (a burst of at most 10 ms at the
+ * link rate by default, 9 full-size frames at 10 Mbit/s).  The end of an
+ * idle spell is the same case as a late wake-up, with the same bound.
+ */
+static inline u64 hbh_advance(u64 clock, u64 now, u64 len_ns, u64 slack)
+{
+	u64 depth = max_t(u64, len_ns, slack);
+
+	if (now > depth && clock < now - depth)
+		clock = now - depth;
+	return clock + len_ns;
+}
+
+/*
  * The setpoint D reports for a flow, bytes.  Static: @pkts packets of the
  * flow's mean size.  Dynamic (@pkts == 0, Eq 5): the flow's share of the
  * buffers, in proportion to its share of the link, x* = (m / C) * B.

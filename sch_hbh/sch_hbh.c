@@ -455,8 +455,8 @@ static void hbh_free_all(struct Qdisc *sch)
 
 /* ---- data path ---- */
 
-static int hbh_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-		       struct sk_buff **to_free)
+static int hbh_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
+			   struct sk_buff **to_free)
 {
 	struct hbh_sched_data *q = qdisc_priv(sch);
 	u32 len = qdisc_pkt_len(skb);
@@ -518,17 +518,46 @@ static int hbh_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 }
 
 /*
- * Advance a send clock by @len_ns.  A wake-up up to @slack late keeps its
- * credit (the next packets go out back to back until the clock catches up):
- * timer latency must not lower the rate.  Later than that, the flow or link
- * was idle and starts afresh.  Flows get one period of slack, the link two
- * (a burst of at most 8 ms at the link rate by default).
+ * hbh counts packets on the wire: flow_limit, limit, the setpoint and the
+ * occupancy a report gives its upstream neighbour are in packets, and a
+ * GSO skb (GRO at a router's ingress, TSO from a local sender) is split
+ * here, as tbf and cake do, so that each of its segments is queued, paced
+ * and counted as the packet it will be.  Neighbours with different
+ * offloads then mean the same packets in their reports.
  */
-static u64 hbh_advance(u64 clock, u64 now, u64 len_ns, u64 slack)
+static int hbh_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+		       struct sk_buff **to_free)
 {
-	if (clock <= now && now - clock < max(len_ns, slack))
-		return clock + len_ns;
-	return max(clock, now) + len_ns;
+	unsigned int len = 0, prev_len = qdisc_pkt_len(skb), n = 0;
+	netdev_features_t features;
+	struct sk_buff *segs, *next;
+
+	if (!skb_is_gso(skb))
+		return hbh_enqueue_one(skb, sch, to_free);
+
+	features = netif_skb_features(skb);
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs))
+		return qdisc_drop(skb, sch, to_free);
+
+	skb_list_walk_safe(segs, segs, next) {
+		skb_mark_not_on_list(segs);
+		qdisc_skb_cb(segs)->pkt_len = segs->len;
+		len += segs->len;
+		if (hbh_enqueue_one(segs, sch, to_free) == NET_XMIT_SUCCESS)
+			n++;
+		else
+			len -= segs->len;
+	}
+	/*
+	 * The parents count one skb of prev_len bytes if we return success,
+	 * nothing if we return a drop: correct them for the n segments of
+	 * len bytes queued.
+	 */
+	if (n > 0)
+		qdisc_tree_reduce_backlog(sch, 1 - (int)n, (int)(prev_len - len));
+	consume_skb(skb);
+	return n ? NET_XMIT_SUCCESS : NET_XMIT_DROP;
 }
 
 static void hbh_unthrottle(struct hbh_sched_data *q, u64 now)
@@ -1138,18 +1167,46 @@ static struct packet_type hbh_packet_type __read_mostly = {
 
 /* ---- configuration ---- */
 
+/*
+ * Each attribute's own range is in the policy: netlink refuses a value
+ * outside it (ERANGE, "integer out of range"), points at the attribute and
+ * reports the range (NLMSGERR_ATTR_POLICY).  What depends on more than one
+ * attribute is checked in hbh_validate().
+ */
+static struct netlink_range_validation hbh_rate_range = {
+	.min = 1, .max = HBH_RATE_MAX,
+};
+
+static struct netlink_range_validation hbh_limit_range = {
+	.min = 1, .max = HBH_LIMIT_MAX,
+};
+
+static struct netlink_range_validation hbh_period_range = {
+	.min = HBH_PERIOD_MIN, .max = HBH_PERIOD_MAX,
+};
+
+static struct netlink_range_validation hbh_hoprtt_range = {
+	.min = HBH_HOPRTT_MIN, .max = HBH_HOPRTT_MAX,
+};
+
 static const struct nla_policy hbh_policy[TCA_HBH_MAX + 1] = {
-	[TCA_HBH_RATE]		= { .type = NLA_U64 },
-	[TCA_HBH_LIMIT]		= { .type = NLA_U32 },
-	[TCA_HBH_FLOW_LIMIT]	= { .type = NLA_U32 },
+	[TCA_HBH_RATE]		= NLA_POLICY_FULL_RANGE(NLA_U64,
+							&hbh_rate_range),
+	[TCA_HBH_LIMIT]		= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&hbh_limit_range),
+	[TCA_HBH_FLOW_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&hbh_limit_range),
 	[TCA_HBH_SETPOINT]	= { .type = NLA_U32 },
-	[TCA_HBH_PERIOD]	= { .type = NLA_U32 },
-	[TCA_HBH_ALPHA]		= { .type = NLA_U32 },
-	[TCA_HBH_BETA]		= { .type = NLA_U32 },
+	[TCA_HBH_PERIOD]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&hbh_period_range),
+	[TCA_HBH_ALPHA]		= NLA_POLICY_RANGE(NLA_U32, 1, HBH_SCALE),
+	[TCA_HBH_BETA]		= NLA_POLICY_RANGE(NLA_U32, 1, HBH_SCALE),
 	[TCA_HBH_RISE]		= { .type = NLA_U64 },
 	[TCA_HBH_RATE_MIN]	= { .type = NLA_U64 },
-	[TCA_HBH_HOPRTT]	= { .type = NLA_U32 },
-	[TCA_HBH_MODE]		= { .type = NLA_U8 },
+	[TCA_HBH_HOPRTT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&hbh_hoprtt_range),
+	[TCA_HBH_MODE]		= NLA_POLICY_MAX(NLA_U8, TC_HBH_MODE_FIFO),
+	[TCA_HBH_DERIVED]	= { .type = NLA_REJECT },	/* dump only */
 };
 
 static u32 hbh_get_u32(struct nlattr **tb, int attr, u32 cur)
@@ -1173,54 +1230,14 @@ static int hbh_validate(struct nlattr **tb, struct Qdisc *sch, bool create,
 	u32 limit = hbh_get_u32(tb, TCA_HBH_LIMIT, sch->limit);
 	u32 flow_limit = hbh_get_u32(tb, TCA_HBH_FLOW_LIMIT, q->flow_limit);
 	u32 setpoint = hbh_get_u32(tb, TCA_HBH_SETPOINT, q->setpoint);
-	u32 v;
 
 	if (create && !tb[TCA_HBH_RATE]) {
 		NL_SET_ERR_MSG(extack, "hbh: rate is required");
 		return -EINVAL;
 	}
-	if (!rate || rate > HBH_RATE_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_RATE],
-				    "hbh: rate must be 1 byte/s..8.8 Tbit/s");
-		return -EINVAL;
-	}
-	if (!limit || limit > HBH_LIMIT_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_LIMIT],
-				    "hbh: limit must be 1..1000000 packets");
-		return -EINVAL;
-	}
-	if (!flow_limit || flow_limit > HBH_LIMIT_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_FLOW_LIMIT],
-				    "hbh: flow_limit must be 1..1000000 packets");
-		return -EINVAL;
-	}
 	if (setpoint > flow_limit || setpoint > limit) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_SETPOINT],
 				    "hbh: setpoint must not exceed flow_limit or limit");
-		return -EINVAL;
-	}
-	v = hbh_get_u32(tb, TCA_HBH_PERIOD, q->period);
-	if (v < HBH_PERIOD_MIN || v > HBH_PERIOD_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_PERIOD],
-				    "hbh: period must be 100us..1s");
-		return -EINVAL;
-	}
-	v = hbh_get_u32(tb, TCA_HBH_HOPRTT, q->hoprtt);
-	if (v < HBH_HOPRTT_MIN || v > HBH_HOPRTT_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_HOPRTT],
-				    "hbh: hoprtt must be 10us..4s");
-		return -EINVAL;
-	}
-	v = hbh_get_u32(tb, TCA_HBH_ALPHA, q->params.alpha);
-	if (!v || v > HBH_SCALE) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_ALPHA],
-				    "hbh: alpha must be in (0, 1]");
-		return -EINVAL;
-	}
-	v = hbh_get_u32(tb, TCA_HBH_BETA, q->params.beta);
-	if (!v || v > HBH_SCALE) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_BETA],
-				    "hbh: beta must be in (0, 1]");
 		return -EINVAL;
 	}
 	if (rate_min > rate) {
@@ -1231,11 +1248,6 @@ static int hbh_validate(struct nlattr **tb, struct Qdisc *sch, bool create,
 	if (rise > rate) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_RISE],
 				    "hbh: rise must not exceed rate");
-		return -EINVAL;
-	}
-	if (tb[TCA_HBH_MODE] && nla_get_u8(tb[TCA_HBH_MODE]) > TC_HBH_MODE_FIFO) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_MODE],
-				    "hbh: mode must be 0 (hbh), 1 (e2e) or 2 (fifo)");
 		return -EINVAL;
 	}
 	return 0;

@@ -20,6 +20,8 @@
 #    back at 0, no oops.
 # 4. hbh on h0's and r's egresses: r's reports cross the driver to h0 and
 #    are applied there, none rejected.
+# 4a. hbh counts packets on the wire: with GRO super-packets arriving at r,
+#    flow_limit 10 holds 10 packets of a flow, not 10 super-packets.
 # 5. hbh's hostile cases across the driver: a local raw socket blasting
 #    frames of the feedback Ethertype stays within the shaper's rate; spoofed
 #    flows get reports bounded to 1/16 of what they carried, unicast; bad
@@ -27,7 +29,7 @@
 #    forwards.
 
 ALL_TESTS="offloads decbit_mq decbit_paced_root decbit_requeues hbh_reports
-	hbh_bypass hbh_amplification hbh_fuzz"
+	hbh_gso_per_segment hbh_bypass hbh_amplification hbh_fuzz"
 
 . "$(dirname "$0")/lib.sh"
 
@@ -195,6 +197,33 @@ hbh_reports() {
 	check "hbh_reports_received_across_nic ($got)" test "$got" -gt 100
 	check "hbh_no_report_rejected ($rej)" test "$rej" = 0
 	perf_check "hbh_rate_held ($bps bit/s: $HBH_MIN-42000000)" between "$bps" "$HBH_MIN" 42000000
+}
+
+# hbh on r's egress at 10 Mbit/s with flow_limit 10, one cubic flow from
+# h0 (TSO, rebuilt by GRO at r): every count is in packets on the wire,
+# so the flow never has more than 10 packets queued: r's backlog stays
+# within 10 full frames plus the iperf3 control connection's few bytes
+# (the target).  Counted in skbs, 10 super-packets of up to 64 KB queue.
+HBH_GSO_BACKLOG_MAX=$((10 * 1514 + 512))
+hbh_gso_per_segment() {
+	local bps smp n maxb g0 g1
+	defer no_root "$R" nic1
+	tc -n "$R" qdisc replace dev nic1 root hbh rate 10mbit flow_limit 10 setpoint 5 limit 1000 \
+		hoprtt 2ms || return 1
+	g0=$(ip netns exec "$R" cat /sys/class/net/nic0/statistics/rx_packets)
+	"$SELFTESTS_DIR/qdisc_sample.py" "$R" nic1 6 20 >"$TMP_DIR/gso" &
+	smp=$!
+	sleep 1
+	bps=$(flows 4 1)
+	wait $smp
+	g1=$(ip netns exec "$R" cat /sys/class/net/nic0/statistics/rx_packets)
+	read -r n maxb < <(awk '!/^#/ { n++; if ($5 > m) m = $5 } END { print n + 0, m + 0 }' "$TMP_DIR/gso")
+	log "hbh flow_limit 10: $bps bit/s; $n samples, backlog max $maxb bytes; r's nic0 took $((g1 - g0)) packets; $(qdisc_stat "$R" nic1 flow_dropped) dropped at the flow limit"
+	# ran, through hbh: sampled, and shaped to the 10 Mbit/s
+	check "hbh_gso_flow_ran ($bps bit/s, $n samples)" \
+		sh -c "awk 'BEGIN { exit !($bps > 0 && $bps <= 10000000) }' 2>/dev/null && [ $n -gt 50 ]"
+	check "hbh_gso_flow_limit_in_packets (backlog max $maxb <= $HBH_GSO_BACKLOG_MAX bytes)" \
+		sh -c "[ $maxb -gt 0 ] && [ $maxb -le $HBH_GSO_BACKLOG_MAX ]"
 }
 
 # hbh's hostile cases across the driver (sch_hbh_hostile.sh has them all

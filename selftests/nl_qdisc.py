@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Send one RTM_NEWQDISC with raw TCA_OPTIONS attributes, as a netlink client
-other than tc would, and print the kernel's answer (errno and extack text).
+other than tc would, and print the kernel's answer: errno, the extack text,
+and where the kernel gives them the type of the attribute it points at
+(attr=T, from the offset into the request) and the range of the policy
+that refused it (policy=MIN..MAX).
 
   nl_qdisc.py DEV KIND [replace] TYPE:FMT:VALUE ...
      FMT is a struct format letter (B, H, I, Q) or 'raw' (hex bytes)
@@ -16,7 +19,10 @@ RTM_NEWQDISC = 36
 NLM_F_REQUEST, NLM_F_ACK, NLM_F_REPLACE, NLM_F_CREATE = 1, 4, 0x100, 0x400
 NLMSG_ERROR = 2
 NETLINK_EXT_ACK = 11
-NLMSGERR_ATTR_MSG = 1
+NLMSGERR_ATTR_MSG, NLMSGERR_ATTR_OFFS, NLMSGERR_ATTR_POLICY = 1, 2, 4
+# in NLMSGERR_ATTR_POLICY: signed and unsigned bounds, 64-bit each
+NL_POLICY_TYPE_ATTR_MIN_VALUE_S, NL_POLICY_TYPE_ATTR_MAX_VALUE_S = 2, 3
+NL_POLICY_TYPE_ATTR_MIN_VALUE_U, NL_POLICY_TYPE_ATTR_MAX_VALUE_U = 4, 5
 TCA_KIND, TCA_OPTIONS = 1, 2
 NLA_F_NESTED = 0x8000
 TC_H_ROOT = 0xFFFFFFFF
@@ -25,6 +31,28 @@ TC_H_ROOT = 0xFFFFFFFF
 def attr(t, payload):
     a = struct.pack("HH", 4 + len(payload), t) + payload
     return a + b"\0" * ((4 - len(a) % 4) % 4)
+
+
+def attrs(data):
+    """(type, payload) of each attribute in data"""
+    off = 0
+    while off + 4 <= len(data):
+        alen, atyp = struct.unpack("HH", data[off:off + 4])
+        if alen < 4:
+            break
+        yield atyp & 0x3FFF, data[off + 4:off + alen]
+        off += (alen + 3) & ~3
+
+
+def policy_range(nest):
+    """'MIN..MAX' of a policy's bounds, '' if it has none"""
+    lo = hi = None
+    for t, v in attrs(nest):
+        if t in (NL_POLICY_TYPE_ATTR_MIN_VALUE_U, NL_POLICY_TYPE_ATTR_MIN_VALUE_S):
+            lo = struct.unpack("q" if t == NL_POLICY_TYPE_ATTR_MIN_VALUE_S else "Q", v[:8])[0]
+        if t in (NL_POLICY_TYPE_ATTR_MAX_VALUE_U, NL_POLICY_TYPE_ATTR_MAX_VALUE_S):
+            hi = struct.unpack("q" if t == NL_POLICY_TYPE_ATTR_MAX_VALUE_S else "Q", v[:8])[0]
+    return f"{lo}..{hi}" if lo is not None and hi is not None else ""
 
 
 def main():
@@ -51,19 +79,23 @@ def main():
         print("unexpected reply type", typ)
         return 1
     err = struct.unpack("i", data[16:20])[0]
-    text = ""
-    # the echoed request header is followed by the extack TLVs
-    off = 20 + (16 if err == 0 else struct.unpack("I", data[20:24])[0])
+    text, where, rng = "", "", ""
+    # the echoed request header (the whole request on an error) is
+    # followed by the extack TLVs
+    off = 20 + 16
     if err != 0:
         off = 20 + ((struct.unpack("I", data[20:24])[0] + 3) & ~3)
-    while off + 4 <= ln:
-        alen, atyp = struct.unpack("HH", data[off:off + 4])
-        if alen < 4:
-            break
-        if atyp == NLMSGERR_ATTR_MSG:
-            text = data[off + 4:off + alen].rstrip(b"\0").decode()
-        off += (alen + 3) & ~3
-    print(f"errno={-err} ({os.strerror(-err) if err else 'ok'}) extack={text!r}")
+    for t, v in attrs(data[off:ln]):
+        if t == NLMSGERR_ATTR_MSG:
+            text = v.rstrip(b"\0").decode()
+        elif t == NLMSGERR_ATTR_OFFS:
+            o = struct.unpack("I", v[:4])[0]
+            if o + 4 <= len(msg):
+                where = " attr=%d" % (struct.unpack("HH", msg[o:o + 4])[1] & 0x3FFF)
+        elif t == NLMSGERR_ATTR_POLICY:
+            rng = policy_range(v)
+            rng = " policy=" + rng if rng else ""
+    print(f"errno={-err} ({os.strerror(-err) if err else 'ok'}) extack={text!r}{where}{rng}")
     return 0 if err == 0 else 1
 
 

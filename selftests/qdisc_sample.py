@@ -4,7 +4,7 @@
 
   qdisc_sample.py NS DEV SECONDS INTERVAL_MS
 Prints "# ready" once the socket is open, then one line per sample: "<ms
-since start> <bytes sent> <packets queued> <drops>", from one process
+since start> <bytes sent> <packets queued> <drops> <bytes queued>", from one process
 (forking tc per sample is slow under TCG).  pool_sample.py uses its loop.
 """
 import os
@@ -42,7 +42,8 @@ def main():
     ns, dev, secs, ivl = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]) / 1000
     for ms, (q,) in roots(ns, [dev], secs, ivl):
         if q:
-            print(f"{ms:.0f} {q.get('bytes', 0)} {q.get('qlen', 0)} {q.get('drops', 0)}",
+            print(f"{ms:.0f} {q.get('bytes', 0)} {q.get('qlen', 0)} {q.get('drops', 0)} "
+                  f"{q.get('backlog', 0)}",
                   flush=True)
 
 
