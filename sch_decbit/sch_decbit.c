@@ -57,11 +57,20 @@
  * namespace's list.  The counts are one atomic word (used in the low 32
  * bits, input in the high 32), so that admission across interfaces is exact
  * without a lock: a compare-and-swap per packet.
+ *
+ * The lists and the users counts are under one module-wide mutex (taken
+ * only to configure), not a per-namespace one: the last qdisc of a pool
+ * can be destroyed after its device moved to another namespace, or after
+ * the pool's namespace was dismantled (a tc request that held a reference
+ * to the qdisc across "ip link set ... netns" drops it last), so the put
+ * must not look up the namespace's state through the device.  A namespace
+ * that exits with pools still in use detaches them; their last put frees
+ * them.
  */
 struct decbit_pool {
-	struct list_head node;	/* in decbit_net.pools */
+	struct list_head node;	/* in decbit_net.pools; empty: detached */
 	u32 id;
-	unsigned int users;	/* qdiscs in the pool, under decbit_net.lock */
+	unsigned int users;	/* qdiscs in the pool, under decbit_pools_lock */
 
 	atomic64_t held;	/* used | input << 32 */
 	u32 limit;		/* N_T */
@@ -70,9 +79,10 @@ struct decbit_pool {
 };
 
 struct decbit_net {
-	struct mutex lock;	/* the list and the users counts */
-	struct list_head pools;
+	struct list_head pools;	/* under decbit_pools_lock */
 };
+
+static DEFINE_MUTEX(decbit_pools_lock);
 
 static unsigned int decbit_net_id __read_mostly;
 
@@ -229,7 +239,7 @@ static struct decbit_pool *decbit_pool_get(struct net *net, u32 id,
 	struct decbit_net *dn = net_generic(net, decbit_net_id);
 	struct decbit_pool *p, *found = NULL;
 
-	mutex_lock(&dn->lock);
+	mutex_lock(&decbit_pools_lock);
 	list_for_each_entry(p, &dn->pools, node) {
 		if (p->id == id) {
 			found = p;
@@ -244,24 +254,23 @@ static struct decbit_pool *decbit_pool_get(struct net *net, u32 id,
 		list_add(&create->node, &dn->pools);
 		found = create;
 	}
-	mutex_unlock(&dn->lock);
+	mutex_unlock(&decbit_pools_lock);
 	if (create && found != create)
 		kfree(create);
 	return found;
 }
 
-static void decbit_pool_put(struct net *net, struct decbit_pool *pool)
+static void decbit_pool_put(struct decbit_pool *pool)
 {
-	struct decbit_net *dn = net_generic(net, decbit_net_id);
 	bool last;
 
 	if (!pool)
 		return;
-	mutex_lock(&dn->lock);
+	mutex_lock(&decbit_pools_lock);
 	last = !--pool->users;
 	if (last)
-		list_del(&pool->node);
-	mutex_unlock(&dn->lock);
+		list_del_init(&pool->node);
+	mutex_unlock(&decbit_pools_lock);
 	if (last) {
 		WARN_ON_ONCE(atomic64_read(&pool->held));
 		kfree(pool);
@@ -349,9 +358,10 @@ static int decbit_enqueue_split(struct sk_buff *skb, struct Qdisc *sch,
 	}
 	/*
 	 * The parents count one skb of prev_len bytes if we return success,
-	 * nothing if we return a drop.
+	 * nothing if we return a drop: correct them for the n segments of
+	 * len bytes queued, one segment too (its bytes are not prev_len).
 	 */
-	if (n > 1)
+	if (n > 0)
 		qdisc_tree_reduce_backlog(sch, 1 - (int)n, (int)(prev_len - len));
 	consume_skb(skb);
 	return n ? NET_XMIT_SUCCESS : NET_XMIT_DROP;
@@ -429,18 +439,50 @@ static void decbit_reset(struct Qdisc *sch)
 	decbit_avg_init(&q->avg);
 }
 
+/*
+ * Each attribute's own range is in the policy: netlink refuses a value
+ * outside it (ERANGE, "integer out of range"), points at the attribute and
+ * reports the range (NLMSGERR_ATTR_POLICY).  What depends on more than one
+ * attribute or on the namespace is checked in decbit_validate().
+ */
+static struct netlink_range_validation decbit_limit_range = {
+	.min = 1, .max = DECBIT_LIMIT_MAX,
+};
+
+static struct netlink_range_validation decbit_threshold_range = {
+	.min = 1, .max = DECBIT_THRESHOLD_MAX,
+};
+
+static struct netlink_range_validation decbit_rate_range = {
+	.max = DECBIT_RATE_MAX,
+};
+
+static struct netlink_range_validation decbit_ibl_range = {
+	.min = 1, .max = DECBIT_IBL_MAX,
+};
+
+static struct netlink_range_validation decbit_catchup_range = {
+	.max = DECBIT_CATCHUP_MAX,
+};
+
 static const struct nla_policy decbit_policy[TCA_DECBIT_MAX + 1] = {
-	[TCA_DECBIT_LIMIT]	= { .type = NLA_U32 },
-	[TCA_DECBIT_THRESHOLD]	= { .type = NLA_U32 },
+	[TCA_DECBIT_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&decbit_limit_range),
+	[TCA_DECBIT_THRESHOLD]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&decbit_threshold_range),
 	[TCA_DECBIT_HYSTERESIS]	= { .type = NLA_U32 },
-	[TCA_DECBIT_RATE]	= { .type = NLA_U64 },
-	[TCA_DECBIT_NONECT]	= { .type = NLA_U8 },
+	[TCA_DECBIT_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64,
+							&decbit_rate_range),
+	[TCA_DECBIT_NONECT]	= NLA_POLICY_MAX(NLA_U8, TC_DECBIT_NONECT_DROP),
 	[TCA_DECBIT_POOL]	= { .type = NLA_U32 },
-	[TCA_DECBIT_POOL_LIMIT]	= { .type = NLA_U32 },
-	[TCA_DECBIT_IBL]	= { .type = NLA_U32 },
+	[TCA_DECBIT_POOL_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&decbit_limit_range),
+	[TCA_DECBIT_IBL]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&decbit_ibl_range),
 	[TCA_DECBIT_INPUT]	= { .type = NLA_BINARY,
 				    .len = DECBIT_INPUT_MAX * sizeof(u32) },
-	[TCA_DECBIT_CATCHUP]	= { .type = NLA_U32 },
+	[TCA_DECBIT_CATCHUP]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&decbit_catchup_range),
 };
 
 /* Input interfaces: existing devices of this namespace, each named once. */
@@ -483,64 +525,16 @@ static int decbit_validate(struct nlattr **tb, struct Qdisc *sch,
 {
 	const struct decbit_sched_data *q = qdisc_priv(sch);
 	u32 threshold = q->params.threshold, hyst = q->params.hysteresis;
-	u32 v;
 
-	if (tb[TCA_DECBIT_LIMIT]) {
-		v = nla_get_u32(tb[TCA_DECBIT_LIMIT]);
-		if (!v || v > DECBIT_LIMIT_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_LIMIT],
-					    "decbit: limit must be 1..1000000 packets");
-			return -EINVAL;
-		}
-	}
-	if (tb[TCA_DECBIT_THRESHOLD]) {
+	if (tb[TCA_DECBIT_THRESHOLD])
 		threshold = nla_get_u32(tb[TCA_DECBIT_THRESHOLD]);
-		if (!threshold || threshold > DECBIT_THRESHOLD_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_THRESHOLD],
-					    "decbit: threshold must be 0.001..1000000 packets");
-			return -EINVAL;
-		}
-	}
 	if (tb[TCA_DECBIT_HYSTERESIS])
 		hyst = nla_get_u32(tb[TCA_DECBIT_HYSTERESIS]);
 	if (hyst >= 2ULL * threshold) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_HYSTERESIS],
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_HYSTERESIS] ? :
+					    tb[TCA_DECBIT_THRESHOLD],
 				    "decbit: hysteresis must be less than twice the threshold");
 		return -EINVAL;
-	}
-	if (tb[TCA_DECBIT_RATE] &&
-	    nla_get_u64(tb[TCA_DECBIT_RATE]) > DECBIT_RATE_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_RATE],
-				    "decbit: rate must be at most 8.8 Tbit/s");
-		return -EINVAL;
-	}
-	if (tb[TCA_DECBIT_CATCHUP] &&
-	    nla_get_u32(tb[TCA_DECBIT_CATCHUP]) > DECBIT_CATCHUP_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_CATCHUP],
-				    "decbit: catchup must be at most 100 ms");
-		return -EINVAL;
-	}
-	if (tb[TCA_DECBIT_NONECT] &&
-	    nla_get_u8(tb[TCA_DECBIT_NONECT]) > TC_DECBIT_NONECT_DROP) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_NONECT],
-				    "decbit: nonect must be 0 (pass) or 1 (drop)");
-		return -EINVAL;
-	}
-	if (tb[TCA_DECBIT_POOL_LIMIT]) {
-		v = nla_get_u32(tb[TCA_DECBIT_POOL_LIMIT]);
-		if (!v || v > DECBIT_LIMIT_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_POOL_LIMIT],
-					    "decbit: pool_limit must be 1..1000000 packets");
-			return -EINVAL;
-		}
-	}
-	if (tb[TCA_DECBIT_IBL]) {
-		v = nla_get_u32(tb[TCA_DECBIT_IBL]);
-		if (!v || v > DECBIT_IBL_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DECBIT_IBL],
-					    "decbit: ibl must be in (0, 1]");
-			return -EINVAL;
-		}
 	}
 	return decbit_validate_inputs(tb[TCA_DECBIT_INPUT], sch, extack);
 }
@@ -694,7 +688,7 @@ static int decbit_change(struct Qdisc *sch, struct nlattr *opt,
 	sch_tree_unlock(sch);
 
 	if (pool != old)
-		decbit_pool_put(dev_net(qdisc_dev(sch)), old);
+		decbit_pool_put(old);
 	return 0;
 }
 
@@ -729,7 +723,7 @@ static void decbit_destroy(struct Qdisc *sch)
 	/* the core reset the queue first: only an empty qdisc leaves a pool */
 	if (q->pool)
 		decbit_pool_charge(q->pool, -(s64)q->segs, -(s64)q->input_segs);
-	decbit_pool_put(dev_net(qdisc_dev(sch)), q->pool);
+	decbit_pool_put(q->pool);
 	q->pool = NULL;
 }
 
@@ -825,17 +819,24 @@ static int __net_init decbit_net_init(struct net *net)
 {
 	struct decbit_net *dn = net_generic(net, decbit_net_id);
 
-	mutex_init(&dn->lock);
 	INIT_LIST_HEAD(&dn->pools);
 	return 0;
 }
 
-/* The namespace's devices, and with them its qdiscs, are gone by now. */
+/*
+ * The namespace's devices have left it or are gone, but a qdisc whose
+ * last reference a tc request still holds keeps its pool: detach what is
+ * left, for the last put to free.
+ */
 static void __net_exit decbit_net_exit(struct net *net)
 {
 	struct decbit_net *dn = net_generic(net, decbit_net_id);
+	struct decbit_pool *p, *tmp;
 
-	WARN_ON_ONCE(!list_empty(&dn->pools));
+	mutex_lock(&decbit_pools_lock);
+	list_for_each_entry_safe(p, tmp, &dn->pools, node)
+		list_del_init(&p->node);
+	mutex_unlock(&decbit_pools_lock);
 }
 
 static struct pernet_operations decbit_net_ops = {

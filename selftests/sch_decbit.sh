@@ -211,7 +211,7 @@ nl() { ip netns exec "$R1" "$SELFTESTS_DIR/nl_qdisc.py" rb0 decbit replace "$@";
 # bad input through tc is refused, the qdisc stays as it was; raw netlink
 # (no tc plugin): the kernel checks ranges and names the attribute
 bad_options() {
-	local before after after2 a refused=0 r1 r2 r3 r4 r5 r6 r7 r8
+	local before after after2 a refused=0 r1 r2 r3 r4 r5 r6 r7 r8 r9
 	local bad_cmds=(
 		"limit -1" "limit 0" "limit 1000001" "limit 10k" "limit"
 		"threshold 0" "threshold -1" "threshold 1.0005" "threshold 1000001"
@@ -238,18 +238,24 @@ bad_options() {
 
 	r1=$(nl 1:I:0); r2=$(nl 1:I:2000000); r3=$(nl 2:I:0); r4=$(nl 2:I:1000 3:I:2000)
 	r5=$(nl 5:B:7); r6=$(nl 9:I:1); r7=$(nl 1:B:1); r8=$(nl 11:I:100000001)
+	r9=$(nl 4:Q:1099511627777)
 	log "limit 0: $r1"; log "limit 2e6: $r2"; log "threshold 0: $r3"; log "hysteresis 2C: $r4"
-	log "nonect 7: $r5"; log "unknown attr: $r6"; log "short limit: $r7"
-	log "catchup 100.000001 ms: $r8"
+	log "nonect 7: $r5"; log "ibl without a pool: $r6"; log "short limit: $r7"
+	log "catchup 100.000001 ms: $r8"; log "rate 2^40 + 1: $r9"
 	after2=$(ip netns exec "$R1" tc qdisc show dev rb0)
+	# each attribute's range is the policy's: netlink refuses the value
+	# (ERANGE), names the attribute and gives the range; the checks across
+	# attributes and of the pool are decbit's own (EINVAL)
 	nl_all_refused() {
-		grep -q 'errno=22.*decbit: limit must be' <<<"$r1" &&
-		grep -q 'errno=22.*decbit: limit must be' <<<"$r2" &&
-		grep -q 'errno=22.*decbit: threshold must be' <<<"$r3" &&
-		grep -q 'errno=22.*decbit: hysteresis must be' <<<"$r4" &&
-		grep -q 'errno=22.*decbit: nonect must be' <<<"$r5" &&
-		grep -q 'errno=22.*decbit: catchup must be' <<<"$r8" &&
-		grep -q 'errno=22' <<<"$r6" && grep -q 'errno=\(22\|34\)' <<<"$r7" &&
+		grep -q 'errno=34.* attr=1 policy=1\.\.1000000$' <<<"$r1" &&
+		grep -q 'errno=34.* attr=1 policy=1\.\.1000000$' <<<"$r2" &&
+		grep -q 'errno=34.* attr=2 policy=1\.\.1000000000$' <<<"$r3" &&
+		grep -q 'errno=22.*decbit: hysteresis must be.* attr=3' <<<"$r4" &&
+		grep -q 'errno=34.* attr=5 policy=0\.\.1$' <<<"$r5" &&
+		grep -q 'errno=34.* attr=11 policy=0\.\.100000000$' <<<"$r8" &&
+		grep -q 'errno=34.* attr=4 policy=0\.\.1099511627776$' <<<"$r9" &&
+		grep -q 'errno=22.*decbit: pool_limit and ibl need a pool' <<<"$r6" &&
+		grep -q 'errno=\(22\|34\)' <<<"$r7" &&
 		test "$before" = "$after2"
 	}
 	check "netlink_out_of_range_refused" nl_all_refused

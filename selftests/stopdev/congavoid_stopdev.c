@@ -14,16 +14,26 @@
  *   stop_after  N > 0: stop the queues after N more packets, inside the
  *               transmit call, so that the rest of a segmented GSO packet
  *               goes back to the qdisc as a list
+ *   hold_root   Y: take a reference to the device's root qdisc, as a tc
+ *               request in flight does (tc_new_tfilter() looks the qdisc
+ *               up and holds it without the rtnl lock); N drops it.  The
+ *               qdisc then outlives a move of the device to another
+ *               namespace, and its last put, its destroy, runs when the
+ *               test says, not by chance
  *
  * Not for production: it is built only for the selftests.
  */
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/etherdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/sch_generic.h>
 
 static struct net_device *stopdev;
 static bool stopped;
 static int stop_after;
+static struct Qdisc *held_root;	/* under the rtnl lock */
+static bool hold_root;
 
 static netdev_tx_t stopdev_xmit(struct sk_buff *skb, struct net_device *dev)
 {
@@ -73,6 +83,47 @@ MODULE_PARM_DESC(stopped, "transmit queues stopped (Y) or running (N)");
 module_param(stop_after, int, 0644);
 MODULE_PARM_DESC(stop_after, "stop the queues after this many more packets (0: never)");
 
+static void stopdev_release_root(void)
+{
+	qdisc_put(held_root);
+	held_root = NULL;
+}
+
+static int stopdev_set_hold(const char *val, const struct kernel_param *kp)
+{
+	struct Qdisc *q;
+	bool hold;
+	int err;
+
+	err = kstrtobool(val, &hold);
+	if (err)
+		return err;
+	if (!stopdev)
+		return -ENODEV;	/* set at load time */
+	rtnl_lock();
+	if (hold && !held_root) {
+		q = rtnl_dereference(stopdev->qdisc);
+		if (q && !(q->flags & TCQ_F_BUILTIN)) {
+			qdisc_refcount_inc(q);
+			held_root = q;
+		} else {
+			err = -ENOENT;	/* no qdisc of its own to hold */
+		}
+	} else if (!hold && held_root) {
+		stopdev_release_root();
+	}
+	WRITE_ONCE(hold_root, !!held_root);
+	rtnl_unlock();
+	return err;
+}
+
+static const struct kernel_param_ops hold_ops = {
+	.set = stopdev_set_hold,
+	.get = param_get_bool,
+};
+module_param_cb(hold_root, &hold_ops, &hold_root, 0644);
+MODULE_PARM_DESC(hold_root, "hold a reference to the root qdisc (Y) or drop it (N)");
+
 static void stopdev_setup(struct net_device *dev)
 {
 	ether_setup(dev);
@@ -105,6 +156,10 @@ static int __init stopdev_init(void)
 
 static void __exit stopdev_exit(void)
 {
+	rtnl_lock();
+	if (held_root)
+		stopdev_release_root();
+	rtnl_unlock();
 	unregister_netdev(stopdev);
 }
 
