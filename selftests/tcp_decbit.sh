@@ -4,11 +4,12 @@
 # tcp_decbit: selection by sysctl and iperf3 -C (set after connect: ECN
 # only if the sender asks for it); four flows and one flow over a "decbit
 # rate 10mbit" bottleneck with a 20 ms RTT; receivers without decbit (Reno
-# fallback, counted); a drop-tail bottleneck without marks.
+# fallback, counted); a drop-tail bottleneck without marks; the restart
+# after an idle spell.
 #
 # s1 - r1 =[rb0: bottleneck]=> r2 =[r2d0: netem 20ms]=> d
 
-ALL_TESTS="selection four_flows iperf3_C one_flow receivers droptail"
+ALL_TESTS="selection four_flows iperf3_C one_flow receivers droptail idle_restart"
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_decbit.sh"
@@ -381,6 +382,54 @@ droptail() {
 }
 
 trace_off() { echo 0 >"$tr/events/tcp_decbit/enable"; }
+
+# idle_burst SYSCTL PORT: one idle_burst.py run from s1 with
+# tcp_slow_start_after_idle set to SYSCTL (4 s of bulk, 1 s idle, 80 ms
+# path); its line in $ib, the figures in ib_w, ib_n, ib_m, ib_idle
+idle_burst() {
+	local sink
+	ip netns exec "$D" "$SELFTESTS_DIR/idle_burst.py" sink "$2" &
+	sink=$!
+	sleep 1
+	ip netns exec "$S1" sysctl -qw net.ipv4.tcp_slow_start_after_idle="$1"
+	ib=$(ip netns exec "$S1" "$SELFTESTS_DIR/idle_burst.py" send decbit 10.9.0.2 "$2" eth0 4 1 80 2>&1)
+	ip netns exec "$S1" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0
+	kill $sink 2>/dev/null
+	wait $sink 2>/dev/null
+	read -r _ ib_w _ ib_n _ ib_m _ ib_idle <<<"$ib"
+}
+
+# Restart after idle (RFC 5681 section 4.1): a flow that sent nothing for
+# longer than the RTO (1 s here; the RTO is about 300 ms) sends at most
+# the restart window, min(IW, W) = 10 packets, in the first round trip
+# after the pause, then slow starts; with the sysctl off it sends its
+# old window at once (paced over the round trip), which also shows that
+# the measurement sees a burst.  The 80 ms path holds a window of about
+# 70 packets at 10 Mbit/s, far above the restart window.
+idle_restart() {
+	local n
+	ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit
+	defer ip netns exec "$R1" tc qdisc del dev rb0 root
+	ip netns exec "$R2" tc qdisc change dev r2d0 root netem delay 80ms limit 10000
+	defer ip netns exec "$R2" tc qdisc change dev r2d0 root netem delay 20ms limit 10000
+	defer trace_off
+	echo >"$tr/trace"
+	echo 1 >"$tr/events/tcp_decbit/enable"
+	idle_burst 1 5210
+	echo 0 >"$tr/events/tcp_decbit/enable"
+	n=$(grep -c 'reason=idle' "$tr/trace")
+	log "restart on: $ib; traced: $n restarts after idle"
+	check "idle_flow_ran (window $ib_w >= 30 before a $ib_idle s pause)" \
+		sh -c "[ '$ib_w' -ge 30 ] 2>/dev/null && awk 'BEGIN { exit !($ib_idle >= 0.5) }'"
+	check "idle_first_rtt_le_restart_window ($ib_n <= 10 segments)" \
+		sh -c "[ '$ib_n' -le 10 ] 2>/dev/null && [ '$ib_n' -ge 1 ]"
+	check "idle_then_slow_starts ($ib_m segments in 2 s > 20)" sh -c "[ '$ib_m' -gt 20 ] 2>/dev/null"
+	check "idle_restart_traced ($n, reason idle)" test "$n" = 1
+	idle_burst 0 5211
+	log "restart off: $ib"
+	check "idle_no_restart_when_off ($ib_n > 10 segments, window $ib_w)" \
+		sh -c "[ '$ib_w' -ge 30 ] && [ '$ib_n' -gt 10 ] 2>/dev/null"
+}
 
 setup_prepare() {
 	allow_cc decbit

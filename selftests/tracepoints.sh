@@ -56,7 +56,7 @@ named() {
 	[ "$bad" = 0 ] || log "  e.g. $(grep "$2:" "$1" | grep -vE "$3" | head -n 1 | sed 's/.*\('"$2"':\)/\1/')"
 	[ "$n" -gt 0 ] && [ "$bad" = 0 ]
 }
-DECBIT_RE=' reason=(increase|decrease|hold|ss_exit|loss|restart|undo)( |$)'
+DECBIT_RE=' reason=(increase|decrease|hold|ss_exit|loss|restart|undo|idle)( |$)'
 BIMODAL_RE=' mode=(unknown|known)->(unknown|known) .* reason=(begin|measured|void|joined|left|at_fair|timeout)( |$)'
 HBH_RE=' update=(stale|baseline|rise|law)( |$)'
 

@@ -17,7 +17,9 @@
  * Deviations, as Jacobson's rules still apply to TCP: the connection slow
  * starts until the first mark or loss (optional); a loss multiplies the
  * window by `loss_decrease` (1/2) and starts a new epoch; a timeout
- * restarts from one packet and slow starts to half the window.
+ * restarts from one packet and slow starts to half the window; after an
+ * idle spell longer than the RTO the connection restarts from the restart
+ * window and slow starts back to 3/4 of its window.
  *
  * Plain C with no kernel-only calls: compiled into tcp_decbit and into its
  * userspace unit test.
@@ -47,6 +49,7 @@ enum decbit_reason {
 	DECBIT_LOSS,		/* loss: x loss_decrease */
 	DECBIT_RESTART,		/* timeout: one packet, slow start again */
 	DECBIT_UNDO,		/* the loss was spurious: window of before */
+	DECBIT_IDLE,		/* restart after idle: restart window, slow start */
 };
 
 struct decbit_policy_params {
@@ -221,6 +224,32 @@ static inline void decbit_win_timeout(struct decbit_win *s)
 	decbit_win_set(s, DECBIT_W_ONE);
 	s->in_ss = true;
 	decbit_win_epoch(s, 0);
+}
+
+/*
+ * Restart after idle (RFC 5681, section 4.1): a connection that sent
+ * nothing for longer than the RTO has lost its ACK clock, and its window
+ * says nothing about the path any more.  It sends at most the restart
+ * window @rw = min(IW, W) packets in the first round trip and slow starts
+ * back to 3/4 of the window it had (or to a higher ssthresh it was still
+ * slow starting to), as Linux's tcp_cwnd_restart() does for the CCs the
+ * stack restarts itself (the stack leaves .cong_control modules alone).
+ * A mark ends that slow start as at the connection's start.  Returns
+ * false, changing nothing, if the window is already within @rw.
+ */
+static inline bool decbit_win_idle(struct decbit_win *s, u32 rw)
+{
+	u32 w = decbit_win_pkts(s), target = max_t(u32, w - w / 4, 2);
+
+	if (!rw)
+		rw = 1;
+	if (w <= rw)
+		return false;
+	s->ssthresh = s->in_ss ? max_t(u32, s->ssthresh, target) : target;
+	decbit_win_set(s, (u64)rw << DECBIT_W_SHIFT);
+	s->in_ss = true;
+	decbit_win_epoch(s, 0);
+	return true;
 }
 
 /*

@@ -136,6 +136,54 @@ static void test_slow_start_loss_restart(void **state)
  * ssthresh exactly, a new epoch follows, and the end of the loss episode
  * starts another from the window reached.
  */
+/*
+ * After an idle spell longer than the RTO: the restart window, then slow
+ * start back to 3/4 of the window (RFC 5681 section 4.1); a mark ends
+ * that slow start; a window already within the restart window is kept.
+ */
+static void test_idle_restart(void **state)
+{
+	struct decbit_win s;
+
+	(void)state;
+	decbit_win_init(&s, &paper, 80);
+	assert_true(decbit_win_idle(&s, 10));
+	assert_int_equal(s.w, 10 * ONE);
+	assert_true(s.in_ss);
+	assert_int_equal(s.ssthresh, 60);
+	/* 10, 20, 40, then 60 and not 80: avoidance again */
+	assert_int_equal(decbit_win_ack(&s, &paper, 10, 0, true), DECBIT_NONE);
+	assert_int_equal(decbit_win_ack(&s, &paper, 20, 0, true), DECBIT_NONE);
+	assert_int_equal(decbit_win_pkts(&s), 40);
+	assert_true(s.in_ss);
+	assert_int_equal(decbit_win_ack(&s, &paper, 40, 0, true), DECBIT_NONE);
+	assert_false(s.in_ss);
+	assert_int_equal(s.w, 60 * ONE);
+
+	/* a mark on the way ends the slow start (x 7/8) */
+	assert_true(decbit_win_idle(&s, 10));
+	assert_int_equal(decbit_win_ack(&s, &paper, 10, 1, true), DECBIT_SS_EXIT);
+	assert_false(s.in_ss);
+	assert_int_equal(s.w, 10 * 896);
+
+	/* within the restart window: nothing changes */
+	decbit_win_init(&s, &paper, 8);
+	assert_false(decbit_win_idle(&s, 10));
+	assert_int_equal(s.w, 8 * ONE);
+	assert_false(s.in_ss);
+
+	/* still in the connection's slow start: its ssthresh stays */
+	decbit_win_init(&s, &(struct decbit_policy_params){ .cutoff = 50,
+		.increase = ONE, .decrease = 896, .loss_decrease = 512,
+		.slow_start = true }, 40);
+	assert_true(decbit_win_idle(&s, 10));
+	assert_int_equal(s.ssthresh, DECBIT_W_MAX >> DECBIT_W_SHIFT);
+	/* a restart window of 0 is one packet */
+	decbit_win_init(&s, &paper, 5);
+	assert_true(decbit_win_idle(&s, 0));
+	assert_int_equal(s.w, ONE);
+}
+
 static void test_restart_slow_starts(void **state)
 {
 	struct decbit_win s;
@@ -317,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_no_increase_when_not_limited),
 		cmocka_unit_test(test_slow_start_loss_restart),
 		cmocka_unit_test(test_restart_slow_starts),
+		cmocka_unit_test(test_idle_restart),
 		cmocka_unit_test(test_timeouts_of_one_episode),
 		cmocka_unit_test(test_prr),
 		cmocka_unit_test(test_integer_window_trap),

@@ -29,6 +29,7 @@ TRACE_DEFINE_ENUM(DECBIT_SS_EXIT);
 TRACE_DEFINE_ENUM(DECBIT_LOSS);
 TRACE_DEFINE_ENUM(DECBIT_RESTART);
 TRACE_DEFINE_ENUM(DECBIT_UNDO);
+TRACE_DEFINE_ENUM(DECBIT_IDLE);
 
 TRACE_EVENT(decbit_decision,
 	    TP_PROTO(const struct sock *sk, u32 w_before, u32 w_after,
@@ -64,7 +65,8 @@ TRACE_EVENT(decbit_decision,
 				       { DECBIT_SS_EXIT, "ss_exit" },
 				       { DECBIT_LOSS, "loss" },
 				       { DECBIT_RESTART, "restart" },
-				       { DECBIT_UNDO, "undo" }))
+				       { DECBIT_UNDO, "undo" },
+				       { DECBIT_IDLE, "idle" }))
 );
 
 #endif /* _DECBIT_TRACE_H */

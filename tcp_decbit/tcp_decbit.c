@@ -92,6 +92,19 @@ CONGAVOID_PARAM_BOOL(slow_start, decbit_params.slow_start, SLOW_START_DEFAULT,
 CONGAVOID_PARAM_UINT(pacing_ca, decbit_pacing_ca, 100, 200, PACING_CA_DEFAULT,
 		     "pacing rate after slow start, percent of cwnd/srtt");
 
+/*
+ * The parameters can change under a running connection: each event reads
+ * them once, whole, and the window policy sees that copy only.
+ */
+static void decbit_read_params(struct decbit_policy_params *p)
+{
+	p->cutoff = READ_ONCE(decbit_params.cutoff);
+	p->increase = READ_ONCE(decbit_params.increase);
+	p->decrease = READ_ONCE(decbit_params.decrease);
+	p->loss_decrease = READ_ONCE(decbit_params.loss_decrease);
+	p->slow_start = READ_ONCE(decbit_params.slow_start);
+}
+
 static atomic_long_t decbit_reno_fallbacks = ATOMIC_LONG_INIT(0);
 
 static int param_get_fallbacks(char *buf, const struct kernel_param *kp)
@@ -160,6 +173,7 @@ static void decbit_init(struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct decbit_ca *ca = inet_csk_ca(sk);
+	struct decbit_policy_params p;
 
 	if (!(tp->ecn_flags & TCP_ECN_OK) && sk->sk_state != TCP_LISTEN &&
 	    sk->sk_state != TCP_CLOSE) {
@@ -173,7 +187,8 @@ static void decbit_init(struct sock *sk)
 	ca->prior_delivered = tp->delivered;
 	ca->prior_delivered_ce = tp->delivered_ce;
 	ca->prior_rcv_nxt = tp->rcv_nxt;
-	decbit_win_init(&ca->win, &decbit_params, tcp_snd_cwnd(tp));
+	decbit_read_params(&p);
+	decbit_win_init(&ca->win, &p, tcp_snd_cwnd(tp));
 	decbit_undo_here(ca);
 	/* A window sent in one burst looks like a queue to the router's
 	 * average: pace it (TCP's internal pacing unless fq does it), one
@@ -239,16 +254,20 @@ static CONGAVOID_CONG_CONTROL(decbit_cong_control)
 	struct decbit_ca *ca = inet_csk_ca(sk);
 	u32 acked = tp->delivered - ca->prior_delivered;
 	u32 marked = tp->delivered_ce - ca->prior_delivered_ce;
+	struct decbit_policy_params p;
 	enum decbit_reason r;
 	u32 w;
 
 	/*
-	 * A private area the stack zeroed without calling init (seen on
-	 * 2 of ~400 connections' first ACK in the selftest): start the
-	 * window policy from the current cwnd rather than from 0.
+	 * Before init: on an active open the SYN-ACK goes through tcp_ack(),
+	 * and so here, before tcp_finish_connect() -> tcp_init_transfer()
+	 * calls init, with the private area still as
+	 * tcp_assign_congestion_control() zeroed it.  Start the window
+	 * policy from the current cwnd rather than from 0.
 	 */
 	if (unlikely(!ca->win.w)) {
-		decbit_win_init(&ca->win, &decbit_params, tcp_snd_cwnd(tp));
+		decbit_read_params(&p);
+		decbit_win_init(&ca->win, &p, tcp_snd_cwnd(tp));
 		decbit_undo_here(ca);
 		ca->prior_delivered = tp->delivered;
 		ca->prior_delivered_ce = tp->delivered_ce;
@@ -284,7 +303,8 @@ static CONGAVOID_CONG_CONTROL(decbit_cong_control)
 		return;
 	}
 	w = ca->win.w;
-	r = decbit_win_ack(&ca->win, &decbit_params, acked, marked,
+	decbit_read_params(&p);
+	r = decbit_win_ack(&ca->win, &p, acked, marked,
 			   tcp_is_cwnd_limited(sk));
 	if (r != DECBIT_NONE) {
 		WRITE_ONCE(ca->last_reason, r);
@@ -314,8 +334,11 @@ static void decbit_set_state(struct sock *sk, u8 new_state)
 	if (old_state >= TCP_CA_Recovery && new_state < TCP_CA_Recovery)
 		decbit_win_resume(&ca->win);
 	if (new_state == TCP_CA_Recovery && old_state != TCP_CA_Recovery) {
+		struct decbit_policy_params p;
+
+		decbit_read_params(&p);
 		decbit_save_undo(sk);
-		decbit_win_loss(&ca->win, &decbit_params);
+		decbit_win_loss(&ca->win, &p);
 		ca->prr_delivered = 0;
 		ca->prr_out0 = tp->prr_out;
 		decbit_episode(sk, w, DECBIT_LOSS);
@@ -396,9 +419,47 @@ static void decbit_ce_change(struct sock *sk, u16 ce)
 	decbit_ece_demand(tp, ce);
 }
 
+/* The restart window, min(IW, W): the route's initcwnd, else the stack's. */
+static u32 decbit_restart_window(struct sock *sk)
+{
+	const struct dst_entry *dst = __sk_dst_get(sk);
+	u32 iw = dst ? dst_metric(dst, RTAX_INITCWND) : 0;
+
+	return min_t(u32, iw ? : TCP_INIT_CWND, tcp_sk(sk)->snd_cwnd_clamp);
+}
+
+/*
+ * The first data packet after nothing was in flight (CA_EVENT_TX_START,
+ * with lsndtime still the last send before it): after an idle spell
+ * longer than the RTO, restart (RFC 5681 section 4.1).  The stack does
+ * this itself for other CCs (tcp_cwnd_restart()) but not for a
+ * .cong_control one; the same sysctl turns it off.  Not in loss recovery,
+ * whose own rules hold the window; CWR is no episode of decbit's (its
+ * marks are counted per packet) and may outlast the last ACK's echo.
+ */
+static void decbit_idle_restart(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct decbit_ca *ca = inet_csk_ca(sk);
+	s32 idle = tcp_jiffies32 - tp->lsndtime;
+	u32 w = ca->win.w;
+
+	if (!READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_slow_start_after_idle) ||
+	    idle < (s32)inet_csk(sk)->icsk_rto || !w ||
+	    inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery)
+		return;
+	if (!decbit_win_idle(&ca->win, decbit_restart_window(sk)))
+		return;
+	decbit_episode(sk, w, DECBIT_IDLE);
+	decbit_apply(sk);
+}
+
 static void decbit_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	switch (ev) {
+	case CA_EVENT_TX_START:
+		decbit_idle_restart(sk);
+		break;
 	case CA_EVENT_ECN_IS_CE:
 		decbit_ce_change(sk, 1);
 		break;
