@@ -79,6 +79,19 @@ class Reject(Exception):
     pass
 
 
+# Each attribute's own range, in the policy (NLA_POLICY_FULL_RANGE & co.):
+# nla_parse checks every instance of the attribute, a duplicate overridden
+# later included (ERANGE).  Checks across attributes are the models' own.
+RANGES = {
+    "decbit": {1: (1, LIMIT_MAX), 2: (1, THRESHOLD_MAX), 4: (0, RATE_MAX),
+               5: (0, 1), 8: (1, LIMIT_MAX), 9: (1, IBL_MAX),
+               11: (0, CATCHUP_MAX)},
+    "hbh": {1: (1, RATE_MAX), 2: (1, LIMIT_MAX), 3: (1, LIMIT_MAX),
+            5: (PERIOD_MIN, PERIOD_MAX), 6: (1, HBH_SCALE), 7: (1, HBH_SCALE),
+            10: (HOPRTT_MIN, HOPRTT_MAX), 11: (0, 2)},
+}
+
+
 def attr(t, payload, length=None):
     ln = 4 + len(payload) if length is None else length
     a = struct.pack("HH", ln & 0xFFFF, t & 0xFFFF) + payload
@@ -97,9 +110,10 @@ def parse_attrs(data):
     return out
 
 
-def strict_parse(blob, spec, maxtype):
+def strict_parse(blob, spec, maxtype, ranges=None):
     """What nla_parse_nested() with the qdisc's policy makes of a nest:
-    {type: payload} (last duplicate wins), or Reject."""
+    {type: payload} (last duplicate wins), or Reject; every instance of an
+    attribute with a range in RANGES must be within it."""
     tb, off = {}, 0
     while len(blob) - off >= 4:
         ln, t = struct.unpack_from("HH", blob, off)
@@ -118,6 +132,10 @@ def strict_parse(blob, spec, maxtype):
             raise Reject("nested not expected")
         if kind == BIN and len(payload) > INPUT_MAX * 4:
             raise Reject("binary too long")
+        if ranges and typ in ranges:
+            lo, hi = ranges[typ]
+            if not lo <= struct.unpack(FMT[kind], payload)[0] <= hi:
+                raise Reject("out of the policy's range")
         tb[typ] = payload
         off += (ln + 3) & ~3
     if len(blob) - off > 0:
@@ -719,7 +737,8 @@ class Fuzz:
             else:
                 if not nested:
                     raise Reject("NLA_F_NESTED missing")
-                tb = strict_parse(inner, self.cls.spec, self.cls.maxtype)
+                tb = strict_parse(inner, self.cls.spec, self.cls.maxtype,
+                                  RANGES.get(self.kind))
         except Reject:
             return False, None, 0
         if not create and tb is None:

@@ -59,7 +59,8 @@ decbit_huge_rates() {
 	check "huge_rates_refused_by_plugin" refused "$(opts)"
 	out=$(ip netns exec "$N" "$SELFTESTS_DIR/nl_qdisc.py" d0 decbit replace 4:Q:$((1 << 41)) 2>&1)
 	log "raw rate 2^41 bytes/s: $out"
-	check "huge_rate_refused_by_kernel" grep -q "rate must be at most" <<<"$out"
+	# the policy's range: ERANGE, naming the attribute and its range
+	check "huge_rate_refused_by_kernel" grep -q "^errno=34 .* attr=4 policy=0\.\.1099511627776$" <<<"$out"
 }
 
 # replay KIND OPTIONS...: add, show, replace with the shown, show
