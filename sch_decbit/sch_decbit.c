@@ -49,6 +49,7 @@
 
 #include <congavoid/tc_decbit.h>
 #include "congavoid_compat.h"
+#include "congavoid_gso.h"
 #include "decbit_avg.h"
 #include "decbit_pool.h"
 
@@ -331,49 +332,19 @@ static int decbit_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	return qdisc_enqueue_tail(skb, sch);
 }
 
-/*
- * Paced, the qdisc is the bottleneck and serves packets one by one: a GSO
- * skb is split here (as tbf and cake do) so that each segment arrives, is
- * averaged, marked and served as the packet it will be on the wire.
- */
-static int decbit_enqueue_split(struct sk_buff *skb, struct Qdisc *sch,
-				struct sk_buff **to_free)
-{
-	netdev_features_t features = netif_skb_features(skb);
-	unsigned int len = 0, prev_len = qdisc_pkt_len(skb), n = 0;
-	struct sk_buff *segs, *next;
-
-	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
-	if (IS_ERR_OR_NULL(segs))
-		return qdisc_drop(skb, sch, to_free);
-
-	skb_list_walk_safe(segs, segs, next) {
-		skb_mark_not_on_list(segs);
-		qdisc_skb_cb(segs)->pkt_len = segs->len;
-		len += segs->len;
-		if (decbit_enqueue_one(segs, sch, to_free) == NET_XMIT_SUCCESS)
-			n++;
-		else
-			len -= segs->len;
-	}
-	/*
-	 * The parents count one skb of prev_len bytes if we return success,
-	 * nothing if we return a drop: correct them for the n segments of
-	 * len bytes queued, one segment too (its bytes are not prev_len).
-	 */
-	if (n > 0)
-		qdisc_tree_reduce_backlog(sch, 1 - (int)n, (int)(prev_len - len));
-	consume_skb(skb);
-	return n ? NET_XMIT_SUCCESS : NET_XMIT_DROP;
-}
-
 static int decbit_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			  struct sk_buff **to_free)
 {
 	struct decbit_sched_data *q = qdisc_priv(sch);
 
 	if (q->rate && skb_is_gso(skb))
-		return decbit_enqueue_split(skb, sch, to_free);
+		/*
+		 * Paced, the qdisc is the bottleneck and serves packets one
+		 * by one: each segment is averaged, marked and served as the
+		 * packet it will be on the wire.
+		 */
+		return congavoid_gso_split(skb, sch, to_free,
+					   decbit_enqueue_one);
 	return decbit_enqueue_one(skb, sch, to_free);
 }
 

@@ -56,6 +56,7 @@
 
 #include <congavoid/tc_hbh.h>
 #include "congavoid_compat.h"
+#include "congavoid_gso.h"
 #include "hbh_core.h"
 
 #define CREATE_TRACE_POINTS
@@ -528,36 +529,9 @@ static int hbh_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 static int hbh_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		       struct sk_buff **to_free)
 {
-	unsigned int len = 0, prev_len = qdisc_pkt_len(skb), n = 0;
-	netdev_features_t features;
-	struct sk_buff *segs, *next;
-
-	if (!skb_is_gso(skb))
-		return hbh_enqueue_one(skb, sch, to_free);
-
-	features = netif_skb_features(skb);
-	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
-	if (IS_ERR_OR_NULL(segs))
-		return qdisc_drop(skb, sch, to_free);
-
-	skb_list_walk_safe(segs, segs, next) {
-		skb_mark_not_on_list(segs);
-		qdisc_skb_cb(segs)->pkt_len = segs->len;
-		len += segs->len;
-		if (hbh_enqueue_one(segs, sch, to_free) == NET_XMIT_SUCCESS)
-			n++;
-		else
-			len -= segs->len;
-	}
-	/*
-	 * The parents count one skb of prev_len bytes if we return success,
-	 * nothing if we return a drop: correct them for the n segments of
-	 * len bytes queued.
-	 */
-	if (n > 0)
-		qdisc_tree_reduce_backlog(sch, 1 - (int)n, (int)(prev_len - len));
-	consume_skb(skb);
-	return n ? NET_XMIT_SUCCESS : NET_XMIT_DROP;
+	if (skb_is_gso(skb))
+		return congavoid_gso_split(skb, sch, to_free, hbh_enqueue_one);
+	return hbh_enqueue_one(skb, sch, to_free);
 }
 
 static void hbh_unthrottle(struct hbh_sched_data *q, u64 now)

@@ -20,6 +20,7 @@ and clocked more out; M: in the 2 s after t0 (the flow is still sending);
 I: the idle spell measured (last data packet before the pause to t0).
 Exit status 1 if no packet was seen after the pause.
 """
+import fcntl
 import select
 import socket
 import struct
@@ -47,7 +48,6 @@ def sink(port):
 
 
 def outq(s):
-    import fcntl
     return struct.unpack("i", fcntl.ioctl(s.fileno(), SIOCOUTQ, b"\0" * 4))[0]
 
 

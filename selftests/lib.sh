@@ -194,6 +194,19 @@ fcmp() {
 		exit !(a ~ n && b ~ n && a + 0 $2 b + 0) }"
 }
 
+# lines_match TEXT PATTERN...: TEXT has one line per PATTERN, the i-th line
+# matching the i-th glob pattern as a whole (an empty TEXT matches none)
+lines_match() {
+	local text=$1 line i=0
+	shift
+	while IFS= read -r line; do
+		# shellcheck disable=SC2053 # a pattern
+		[ $i -lt $# ] && [[ $line == ${@:i+1:1} ]] || return 1
+		i=$((i + 1))
+	done <<<"$text"
+	test "$i" = "$#"
+}
+
 # busywait TIMEOUT_MS CMD...: retry CMD until it succeeds or time runs out.
 busywait() {
 	local tmo=$1 start now

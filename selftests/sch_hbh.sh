@@ -167,22 +167,11 @@ bad_options() {
 	raw_out=$( { nl_replace 11:B:7; nl_replace 6:I:2000; nl_replace 1:Q:0; nl_replace 5:I:0
 		nl_replace 13:B:1; nl_replace 4:I:81; } 2>&1)
 	log "raw netlink: $(tr '\n' ' ' <<<"$raw_out")"
-	raw_refused() {
-		local want=(
-			"errno=34 *attr=11 policy=0..2" "errno=34 *attr=6 policy=1..1024"
-			"errno=34 *attr=1 policy=1..1099511627776"
-			"errno=34 *attr=5 policy=100000..1000000000"
-			"errno=22 *attr=13*"
-			"errno=22 *hbh: setpoint must not exceed flow_limit or limit' attr=4"
-		) i=0 line
-		while IFS= read -r line; do
-			# shellcheck disable=SC2053 # a pattern
-			[[ $line == ${want[i]} ]] || return 1
-			i=$((i + 1))
-		done <<<"$raw_out"
-		test "$i" = "${#want[@]}"
-	}
-	check "bad_raw_netlink_refused" raw_refused
+	check "bad_raw_netlink_refused" lines_match "$raw_out" \
+		"errno=34 *attr=11 policy=0..2" "errno=34 *attr=6 policy=1..1024" \
+		"errno=34 *attr=1 policy=1..1099511627776" \
+		"errno=34 *attr=5 policy=100000..1000000000" "errno=22 *attr=13*" \
+		"errno=22 *hbh: setpoint must not exceed flow_limit or limit' attr=4"
 	check "unchanged_after_bad" grep -q 'limit 500p flow_limit 80p setpoint 30p period 5ms alpha 0.5' \
 		<<<"$(ip netns exec "$R2" tc qdisc show dev down)"
 	ip netns exec "$R2" tc qdisc del dev down root
