@@ -199,12 +199,13 @@ fcmp() {
 lines_match() {
 	local text=$1 line i=0
 	shift
+	local pats=("$@")
 	while IFS= read -r line; do
 		# shellcheck disable=SC2053 # a pattern
-		[ $i -lt $# ] && [[ $line == ${@:i+1:1} ]] || return 1
+		[ $i -lt ${#pats[@]} ] && [[ $line == ${pats[i]} ]] || return 1
 		i=$((i + 1))
 	done <<<"$text"
-	test "$i" = "$#"
+	test "$i" = "${#pats[@]}"
 }
 
 # busywait TIMEOUT_MS CMD...: retry CMD until it succeeds or time runs out.
