@@ -5,14 +5,17 @@
 benchmark (hbh_paper.sh).
 
   benchstat.py pps NAME TITLE JSON [--append] [--load TEXT] [--meta K=V]...
-               [--ratio LABEL=A/B]...        < "ARM pps1 pps2 ..." lines
+               [--ratio LABEL=A/B]... [--unit HEADER]
+                                             < "ARM pps1 pps2 ..." lines
   benchstat.py page NAME TITLE BODY.md
 
 Each arm's line holds its packets per second, one per round; the arms of
 one round ran in the same boot, one after another, so each round gives
 its own ratio A/B and a drift of the host's speed cancels out.  A ratio
 is reported as the median of the per-round ratios with the interquartile
-range, and as mean ± sample standard deviation.  --append adds the rounds
+range, and as mean ± sample standard deviation.  The figures need not be
+packets per second (cc_speed.sh: Mbit/s and CPU ms per GB): --unit names
+the column of medians.  --append adds the rounds
 to those already in JSON (a series taken over several boots).  The page
 goes to docs/results/NAME-KERNEL.md; the command it names is BENCH_CMD
 from the environment (the script and its arguments)."""
@@ -91,7 +94,7 @@ def pps_main(a):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(res, indent=1) + "\n")
 
-    rows = ["| arm | median pps | rounds |", "|---|---|---|"]
+    rows = [f"| arm | {a.unit} | rounds |", "|---|---|---|"]
     rows += [f"| {k} | {res['median_pps'][k]:.0f} | {len(v)} |"
              for k, v in pps.items()]
     rows += ["", "| ratio | median (interquartile range); mean ± sd |",
@@ -139,6 +142,7 @@ def main():
     p.add_argument("--load", default="")
     p.add_argument("--meta", action="append", default=[])
     p.add_argument("--ratio", action="append", default=[])
+    p.add_argument("--unit", default="median pps")
     g = sub.add_parser("page")
     g.add_argument("name")
     g.add_argument("title")
