@@ -5,11 +5,12 @@
 # only if the sender asks for it); four flows and one flow over a "decbit
 # rate 10mbit" bottleneck with a 20 ms RTT; receivers without decbit (Reno
 # fallback, counted); a drop-tail bottleneck without marks; the restart
-# after an idle spell.
+# after an idle spell; skbs of several segments on a path that does not
+# mark, of one on a path that does.
 #
 # s1 - r1 =[rb0: bottleneck]=> r2 =[r2d0: netem 20ms]=> d
 
-ALL_TESTS="selection four_flows iperf3_C one_flow receivers droptail idle_restart"
+ALL_TESTS="selection four_flows iperf3_C one_flow receivers droptail idle_restart bursts"
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_decbit.sh"
@@ -429,6 +430,47 @@ idle_restart() {
 	log "restart off: $ib"
 	check "idle_no_restart_when_off ($ib_n > 10 segments, window $ib_w)" \
 		sh -c "[ '$ib_w' -ge 30 ] && [ '$ib_n' -gt 10 ] 2>/dev/null"
+}
+
+# skb_sizes PORT: one skb_sizes.py run from s1 (10 s, counted after 4 s);
+# its line in $sk, the figures in sk_skbs, sk_multi, sk_segs
+skb_sizes() {
+	local sink
+	ip netns exec "$D" "$SELFTESTS_DIR/skb_sizes.py" sink "$1" &
+	sink=$!
+	busywait 10000 ip netns exec "$D" sh -c "ss -ltn | grep -q ':$1 '"
+	sk=$(ip netns exec "$S1" "$SELFTESTS_DIR/skb_sizes.py" send decbit 10.9.0.2 "$1" eth0 10 4 2>&1)
+	kill $sink 2>/dev/null
+	wait $sink 2>/dev/null
+	read -r _ sk_skbs _ sk_multi _ sk_segs <<<"$sk"
+}
+
+# Segments per skb (decbit_win_single): s1's veth with TSO on, so that a
+# packet socket there sees each skb whole.  Through a drop-tail shaper
+# (no marks) the flow sends the skbs every TCP sender does (at least
+# tcp_min_tso_segs, 2, segments when the window allows); through a
+# marking decbit bottleneck, one segment each from the first mark on
+# (the one_flow test sees the same at the router, as arrival gaps).
+bursts() {
+	local marked
+	ip netns exec "$S1" ethtool -K eth0 tso on gso on >/dev/null || return 1
+	defer ip netns exec "$S1" ethtool -K eth0 tso off gso off
+	ip netns exec "$R1" tc qdisc add dev rb0 root tbf rate 20mbit burst 20kb limit 300kb
+	skb_sizes 5212
+	ip netns exec "$R1" tc qdisc del dev rb0 root
+	log "drop-tail 20 Mbit/s: $sk"
+	check "unmarked_flow_ran ($sk_skbs skbs)" sh -c "[ '$sk_skbs' -ge 200 ] 2>/dev/null"
+	check "unmarked_most_segments_in_bursts ($sk_multi of $sk_skbs skbs, $sk_segs segments)" \
+		sh -c "[ \$(( 2 * ($sk_segs - ($sk_skbs - $sk_multi)) )) -gt '$sk_segs' ] 2>/dev/null"
+	ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 20mbit
+	defer ip netns exec "$R1" tc qdisc del dev rb0 root
+	skb_sizes 5213
+	marked=$(qdisc_stat "$R1" rb0 marked)
+	log "decbit 20 Mbit/s: $sk; marked $marked"
+	check "marked_flow_ran ($sk_skbs skbs, $marked marked)" \
+		sh -c "[ '$sk_skbs' -ge 200 ] && [ '$marked' -gt 0 ] 2>/dev/null"
+	check "marked_one_segment_per_skb ($sk_multi of $sk_skbs skbs)" \
+		sh -c "[ '$sk_multi' = 0 ] && [ '$sk_segs' = '$sk_skbs' ] 2>/dev/null"
 }
 
 setup_prepare() {

@@ -39,6 +39,8 @@
 #define DECBIT_W_SHIFT		10
 #define DECBIT_W_ONE		BIT(DECBIT_W_SHIFT)	/* one packet */
 #define DECBIT_W_MAX		BIT(30)			/* 2^20 packets */
+#define DECBIT_CALM_NEVER	U32_MAX		/* no packet marked yet */
+#define DECBIT_CALM_SLACK	8		/* decisions */
 
 enum decbit_reason {
 	DECBIT_NONE,		/* no decision on this ACK */
@@ -69,6 +71,7 @@ struct decbit_win {
 	u32 ssthresh;		/* slow start ends here (packets) */
 	u32 last_marked;	/* marks counted at the last decision */
 	u32 last_wc;		/* and its W_c */
+	u32 calm;		/* decisions since a marked packet */
 	bool limited;		/* window-limited at some point this epoch */
 	bool in_ss;		/* slow start */
 };
@@ -112,7 +115,37 @@ static inline void decbit_win_init(struct decbit_win *s,
 	decbit_win_set(s, (u64)cwnd << DECBIT_W_SHIFT);
 	s->in_ss = p->slow_start;
 	s->ssthresh = DECBIT_W_MAX >> DECBIT_W_SHIFT;
+	s->calm = DECBIT_CALM_NEVER;
 	decbit_win_epoch(s, 0);
+}
+
+/*
+ * Bursts.  A DECbit router averages its queue in packets: k segments sent
+ * back to back (one GSO skb) add (k - 1) / 2 to it at full utilisation,
+ * so that the paper's threshold of 1 is reached at 2 / (k + 1) of the
+ * link.  What the router allows, it says with its marks.  A connection
+ * that has never seen a mark (no DECbit router is congested on its path)
+ * sends the skbs every other TCP sender does (about 1 ms of its rate);
+ * from its first mark on it sends one packet at a time, and goes back to
+ * bursts only after a calm spell longer than the policy's own cycle.  At
+ * the knee, a decrease takes W (1 - decrease) packets off the window and
+ * the increases put them back in W (1 - decrease) / increase decisions
+ * (W / 8 with the paper's figures), when the marks return; twice that,
+ * plus DECBIT_CALM_SLACK, of decisions without a mark means the path no
+ * longer marks.
+ */
+static inline bool decbit_win_single(const struct decbit_win *s,
+				     const struct decbit_policy_params *p)
+{
+	u32 inc = p->increase ? p->increase : 1;
+	u64 cycle;
+
+	if (s->calm == DECBIT_CALM_NEVER)
+		return false;
+	/* increase <= 2^16 packets (the module's bound): fits the divisor */
+	cycle = div_u64((u64)s->w * (DECBIT_W_ONE - p->decrease),
+			inc << DECBIT_W_SHIFT);
+	return s->calm < 2 * cycle + DECBIT_CALM_SLACK;
 }
 
 /*
@@ -128,6 +161,8 @@ decbit_win_ack(struct decbit_win *s, const struct decbit_policy_params *p,
 
 	if (marked > acked)
 		marked = acked;
+	if (marked)
+		s->calm = 0;
 	if (s->in_ss) {
 		if (!marked) {
 			u64 cap = (u64)s->ssthresh << DECBIT_W_SHIFT;
@@ -169,6 +204,8 @@ decbit_win_ack(struct decbit_win *s, const struct decbit_policy_params *p,
 
 	s->last_marked = s->marked;
 	s->last_wc = s->w_cur;
+	if (s->calm < DECBIT_CALM_NEVER - 1)
+		s->calm++;
 	if ((u64)s->marked * 100 >= (u64)p->cutoff * s->w_cur) {
 		decbit_win_set(s, ((u64)s->w * p->decrease) >> DECBIT_W_SHIFT);
 		decbit_win_epoch(s, old);

@@ -311,6 +311,79 @@ static void test_prr(void **state)
 	assert_int_equal(decbit_prr_cwnd(10, 0, 0, 0, 0, 0), 1);
 }
 
+
+/* Decisions without a mark in the window: epochs of W_p + W_c packets. */
+static void calm_decisions(struct decbit_win *s, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		assert_int_equal(ack_n(s, &paper, s->w_prev + s->w_cur - s->acked,
+				       0, false), DECBIT_HOLD);
+}
+
+/*
+ * Bursts until the first mark; one packet per skb from then on, until a
+ * calm spell twice the policy's cycle (W (1 - decrease) / increase
+ * decisions) plus DECBIT_CALM_SLACK long.
+ */
+static void test_single_after_mark(void **state)
+{
+	struct decbit_policy_params slow = paper, tiny = paper;
+	struct decbit_win s;
+	u32 i;
+
+	(void)state;
+	decbit_win_init(&s, &paper, 16);
+	assert_false(decbit_win_single(&s, &paper));
+	calm_decisions(&s, 100);
+	assert_false(decbit_win_single(&s, &paper));
+	/* one mark, mid-epoch: single from that ACK on */
+	assert_int_equal(decbit_win_ack(&s, &paper, 1, 1, false), DECBIT_NONE);
+	assert_true(decbit_win_single(&s, &paper));
+	/* W = 16: the cycle is 2 decisions; single for 2 * 2 + 8 of them,
+	 * the one the mark fell in included
+	 */
+	for (i = 0; i < 12; i++) {
+		assert_true(decbit_win_single(&s, &paper));
+		calm_decisions(&s, 1);
+	}
+	assert_false(decbit_win_single(&s, &paper));
+	/* a mark in the W_p part, which the policy ignores, counts here */
+	assert_int_equal(decbit_win_ack(&s, &paper, 1, 1, false), DECBIT_NONE);
+	assert_true(decbit_win_single(&s, &paper));
+
+	/* W = 160: cycle 20 decisions, so single for 48 */
+	decbit_win_init(&s, &paper, 160);
+	assert_int_equal(decbit_win_ack(&s, &paper, 1, 1, false), DECBIT_NONE);
+	for (i = 0; i < 48; i++) {
+		assert_true(decbit_win_single(&s, &paper));
+		calm_decisions(&s, 1);
+	}
+	assert_false(decbit_win_single(&s, &paper));
+
+	/* the first mark of a slow start ends it, and the bursts */
+	slow.slow_start = true;
+	decbit_win_init(&s, &slow, 10);
+	assert_int_equal(decbit_win_ack(&s, &slow, 10, 0, true), DECBIT_NONE);
+	assert_false(decbit_win_single(&s, &slow));
+	assert_int_equal(decbit_win_ack(&s, &slow, 1, 1, true), DECBIT_SS_EXIT);
+	assert_true(decbit_win_single(&s, &slow));
+
+	/* an increase of 1/1024 packet: a cycle of W * 128 decisions */
+	tiny.increase = 1;
+	decbit_win_init(&s, &tiny, 16);
+	assert_int_equal(decbit_win_ack(&s, &tiny, 1, 1, false), DECBIT_NONE);
+	s.calm = 2 * 16 * 128 + DECBIT_CALM_SLACK - 1;
+	assert_true(decbit_win_single(&s, &tiny));
+	s.calm++;
+	assert_false(decbit_win_single(&s, &tiny));
+	/* the count saturates below "never" */
+	s.calm = DECBIT_CALM_NEVER - 1;
+	calm_decisions(&s, 1);
+	assert_int_equal(s.calm, DECBIT_CALM_NEVER - 1);
+}
+
 /*
  * The paper's integer-window trap (section 5): two flows on one path,
  * increase 1, decrease 0.8, knee 15.5: each decision both flows see the
@@ -369,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_timeouts_of_one_episode),
 		cmocka_unit_test(test_prr),
 		cmocka_unit_test(test_integer_window_trap),
+		cmocka_unit_test(test_single_after_mark),
 	};
 
 	return cmocka_run_group_tests_name("decbit_policy", tests, NULL, NULL);

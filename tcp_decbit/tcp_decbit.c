@@ -48,8 +48,13 @@
 #define CREATE_TRACE_POINTS
 #include "decbit_trace.h"
 
-/* rate >> 20 is under one MSS up to 10 Gbit/s: one segment per skb */
-#define DECBIT_PACING_SHIFT	20
+/*
+ * sk_pacing_shift while the path marks: rate >> 20 is under one MSS up to
+ * 10 Gbit/s, one segment per skb; and while it does not: the shift every
+ * socket starts with (sock_init_data), about 1 ms of the rate per skb.
+ */
+#define DECBIT_SINGLE_SHIFT	20
+#define DECBIT_BURST_SHIFT	10
 
 /* Defaults of the module parameters; DECBIT_W_ONE (1024) is one packet. */
 #define CUTOFF_DEFAULT		50	/* percent: half the window marked */
@@ -133,6 +138,7 @@ struct decbit_ca {
 	u32 acked_total;	/* packets acknowledged */
 	u16 last_reason;	/* enum decbit_reason of the last change */
 	u16 ce_state;		/* receiver: CE state of the last packet */
+	bool single;		/* one segment per skb (decbit_set_burst) */
 };
 
 static struct tcp_congestion_ops decbit_reno;
@@ -190,12 +196,7 @@ static void decbit_init(struct sock *sk)
 	decbit_read_params(&p);
 	decbit_win_init(&ca->win, &p, tcp_snd_cwnd(tp));
 	decbit_undo_here(ca);
-	/* A window sent in one burst looks like a queue to the router's
-	 * average: pace it (TCP's internal pacing unless fq does it), one
-	 * packet at a time (see decbit_min_tso_segs).
-	 */
-	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
-	WRITE_ONCE(sk->sk_pacing_shift, DECBIT_PACING_SHIFT);
+	/* pacing and skb sizes: decbit_set_burst(), from the first mark */
 }
 
 /* Pacing: 2x cwnd/srtt in slow start as the stack does, else pacing_ca. */
@@ -216,27 +217,67 @@ static void decbit_set_pacing_rate(struct sock *sk)
 }
 
 /*
- * One segment per skb.  TCP builds GSO skbs of at least tcp_min_tso_segs
- * (2) segments, or about 1 ms of the pacing rate >> sk_pacing_shift,
- * whatever the device: even a 10 Mbit/s flow leaves two by two, and a pair
- * arriving at an idle link averages 1.5 packets over its service time, so
- * the router's cycle average reaches 1 at 2/3 utilisation.  init raises
- * sk_pacing_shift so that the autosizing asks for one segment up to
- * 10 Gbit/s; only paths under ~3 ms of RTT (tcp_tso_rtt_log) still get
- * larger skbs.  The price is a transmit per packet.
+ * Pacing and segments per skb.  The router averages packets, and a window
+ * sent in bursts looks like a queue to it.  TCP builds GSO skbs of at
+ * least tcp_min_tso_segs (2) segments, or of about 1 ms of the pacing
+ * rate (the rate >> sk_pacing_shift), whatever the device; only paths
+ * under ~3 ms of RTT (tcp_tso_rtt_log) get larger ones.  Segments of one
+ * skb leave back to back: even a 10 Mbit/s flow would leave two by two,
+ * and a pair arriving at an idle link averages 1.5 packets over its
+ * service time, so the router's cycle average would reach 1 at 2/3
+ * utilisation.
+ *
+ * So while the path marks (decbit_win_single()) the flow is paced (TCP's
+ * internal pacing, unless fq paces it) one segment per skb: the shift
+ * goes up so that the autosizing asks for one up to 10 Gbit/s.  The price
+ * is a transmit and a pacing timer per packet, and TCP Small Queues, whose
+ * budget is the same rate >> shift (at least two skbs), let only two
+ * packets per flow wait for the device's TX completion.  On a path that
+ * does not mark, no router averages a queue that matters, and the socket
+ * is left as every other TCP sender has it: TCP's usual skbs, no internal
+ * pacing (fq, if it is the qdisc, still paces at sk_pacing_rate), at the
+ * speed of dctcp and cubic (docs/results/cc_speed-*.md).
  */
+static void decbit_set_burst(struct sock *sk,
+			     const struct decbit_policy_params *p)
+{
+	struct decbit_ca *ca = inet_csk_ca(sk);
+	bool single = decbit_win_single(&ca->win, p);
+
+	if (single == ca->single)
+		return;
+	ca->single = single;
+	if (single) {
+		cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
+		WRITE_ONCE(sk->sk_pacing_shift, DECBIT_SINGLE_SHIFT);
+	} else {
+		cmpxchg(&sk->sk_pacing_status, SK_PACING_NEEDED, SK_PACING_NONE);
+		WRITE_ONCE(sk->sk_pacing_shift, DECBIT_BURST_SHIFT);
+	}
+}
+
 static u32 decbit_min_tso_segs(struct sock *sk)
 {
-	return 1;
+	const struct decbit_ca *ca = inet_csk_ca(sk);
+
+	return ca->single ? 1 :
+	       READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_min_tso_segs);
 }
 
 /* Leaving decbit (setsockopt to another algorithm): give the socket back
- * the pacing shift every socket starts with (sock_init_data), so that the
- * next algorithm gets TCP's usual skb sizes.
+ * the pacing shift every socket starts with (sock_init_data) and no
+ * internal pacing, so that the next algorithm gets TCP's usual skbs and
+ * paces only if it asks (its init runs after this).
  */
 static void decbit_release(struct sock *sk)
 {
-	WRITE_ONCE(sk->sk_pacing_shift, 10);
+	struct decbit_ca *ca = inet_csk_ca(sk);
+
+	if (!ca->single)
+		return;
+	ca->single = false;
+	cmpxchg(&sk->sk_pacing_status, SK_PACING_NEEDED, SK_PACING_NONE);
+	WRITE_ONCE(sk->sk_pacing_shift, DECBIT_BURST_SHIFT);
 }
 
 static void decbit_apply(struct sock *sk)
@@ -311,6 +352,7 @@ static CONGAVOID_CONG_CONTROL(decbit_cong_control)
 		trace_decbit_decision(sk, w, ca->win.w, ca->win.last_wc,
 				      ca->win.last_marked, r);
 	}
+	decbit_set_burst(sk, &p);
 	decbit_apply(sk);
 }
 
