@@ -70,3 +70,38 @@ hbh_down() {
 	ip netns exec "$ns" tc qdisc del dev down root 2>/dev/null
 	ip netns exec "$ns" tc qdisc add dev down root hbh rate "$rate" hoprtt "$HOPRTT" "$@"
 }
+
+# The shaper-bypass case of sch_hbh_hostile.sh and nic_router.sh: frames of
+# the feedback Ethertype (0x88b5) from a local raw socket must be shaped
+# like any other traffic, and both scripts first show that they flowed.
+#
+# fb_counter NS DEV: count and drop the feedback frames arriving at NS's
+# DEV (clsact ingress, matchall at pref 1; removed when the test ends)
+fb_counter() {
+	tc -n "$1" qdisc add dev "$2" clsact || return 1
+	defer tc -n "$1" qdisc del dev "$2" clsact
+	tc -n "$1" filter add dev "$2" ingress pref 1 protocol 0x88b5 matchall action drop
+}
+
+# fb_count NS DEV: the frames fb_counter counted, "null" without its filter
+fb_count() {
+	tc -n "$1" -s -j filter show dev "$2" ingress pref 1 |
+		jq -r '[.[] | select(.options) | .options.actions[0].stats.packets][0] // "null"'
+}
+
+# fb_blast NS DEV SECS: the blaster (hbh_frames.py: ~42 Mbit/s of
+# 1500-byte frames) out of NS's DEV for SECS seconds, in the background;
+# fb_blast_wait then sets blrc (its exit status), blsent (frames sent) and
+# blline (its whole line: sent and refused)
+fb_blast() {
+	ip netns exec "$1" "$SELFTESTS_DIR/hbh_frames.py" blast "$2" "$3" 3500 1500 >"$TMP_DIR/blast" &
+	fb_pid=$!
+}
+fb_blast_wait() {
+	wait "$fb_pid"
+	# shellcheck disable=SC2034	# set for the caller
+	blrc=$?
+	blline=$(cat "$TMP_DIR/blast")
+	# shellcheck disable=SC2034
+	read -r blsent _ <<<"$blline"
+}

@@ -32,6 +32,7 @@ ALL_TESTS="offloads decbit_mq decbit_paced_root decbit_requeues hbh_reports
 	hbh_gso_per_segment hbh_bypass hbh_amplification hbh_fuzz"
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_hbh.sh"
 
 require_cmd tc iperf3 nstat ethtool jq
 require_module sch_decbit sch_hbh
@@ -230,24 +231,15 @@ hbh_gso_per_segment() {
 # on veth with offloads off; these are the ones a NIC and TSO/GRO change)
 PERIOD_S=0.004 MTU_WIRE=1514
 txb() { ip netns exec "$R" cat /sys/class/net/nic1/statistics/tx_bytes; }
-# h1_rx_frames: frames of the feedback Ethertype h1's nic0 received (its
-# ingress filter, pref 1), "null" without the filter
-h1_rx_frames() {
-	ip netns exec "$H1" tc -s -j filter show dev nic0 ingress pref 1 |
-		jq -r '[.[] | select(.options) | .options.actions[0].stats.packets][0] // "null"'
-}
 hbh_bypass() {
-	local bl blrc blsent ip iprc b0 t0 b1 t1 egress tcp bound share rx
+	local blrc blsent blline ip iprc b0 t0 b1 t1 egress tcp bound share rx
 	tc -n "$R" qdisc replace dev nic1 root hbh rate 10mbit
 	defer no_root "$R" nic1
 	# h1 counts the blaster's frames that cross the wire
-	tc -n "$H1" qdisc add dev nic0 clsact
-	defer tc -n "$H1" qdisc del dev nic0 clsact
-	tc -n "$H1" filter add dev nic0 ingress pref 1 protocol 0x88b5 matchall action drop
+	fb_counter "$H1" nic0 || return 1
 	# a local raw socket on r blasts ~42 Mbit/s of frames of the feedback
 	# Ethertype out of nic1 beside a TCP flow: shaped like any other traffic
-	ip netns exec "$R" "$SELFTESTS_DIR/hbh_frames.py" blast nic1 6 3500 1500 >"$TMP_DIR/blast" &
-	bl=$!
+	fb_blast "$R" nic1 6
 	sleep 0.5
 	ip netns exec "$H0" iperf3 -c 10.51.0.2 -t 5 -J >"$TMP_DIR/tcp.json" 2>/dev/null &
 	ip=$!
@@ -257,15 +249,13 @@ hbh_bypass() {
 	b1=$(txb) t1=$(date +%s%N)
 	wait $ip
 	iprc=$?
-	wait $bl
-	blrc=$?
-	read -r blsent _ <<<"$(cat "$TMP_DIR/blast")"
-	rx=$(h1_rx_frames)
+	fb_blast_wait
+	rx=$(fb_count "$H1" nic0)
 	egress=$(awk -v b=$((b1 - b0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.0f", b * 8 / (t / 1e9) }')
 	tcp=$(jq -r '.end.sum_received.bits_per_second // 0' "$TMP_DIR/tcp.json")
 	bound=$(awk -v m=$MTU_WIRE -v p=$PERIOD_S 'BEGIN { printf "%.0f", 10000000 + m * 8 / p }')
 	share=$(awk 'BEGIN { printf "%.0f", 0.9 * 0.5 * 10000000 * 1448 / 1514 }')
-	log "bypass across the NIC: blaster (exit $blrc) sent/refused $(cat "$TMP_DIR/blast"), h1 received $rx of them; nic1 egress $egress bit/s (bound $bound); tcp (exit $iprc) $tcp bit/s (>= $share)"
+	log "bypass across the NIC: blaster (exit $blrc) sent/refused $blline, h1 received $rx of them; nic1 egress $egress bit/s (bound $bound); tcp (exit $iprc) $tcp bit/s (>= $share)"
 	# the traffic flowed: the blaster's frames crossed to h1, the TCP flow
 	# ran, nic1 sent bytes while they did
 	check "hbh_bypass_blast_sent (exit $blrc, ${blsent:-no} frames sent, $rx received at h1)" \

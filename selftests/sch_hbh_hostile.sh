@@ -30,6 +30,7 @@ ALL_TESTS="shaper_bypass report_amplification l3_upstream many_flows vlan mtu_fl
 
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_hbh.sh"
 
 require_cmd tc iperf3 jq ethtool python3
 require_module sch_hbh
@@ -44,28 +45,18 @@ now_ns() { date +%s%N; }
 # qdisc_del NS DEV [root|clsact]
 qdisc_del() { ip netns exec "$1" tc qdisc del dev "$2" "${3:-root}"; }
 
-# r_rx_frames: frames of the feedback Ethertype r's "up" received (its
-# ingress filter, pref 1), "null" without the filter
-r_rx_frames() {
-	ip netns exec "$R" tc -s -j filter show dev up ingress pref 1 |
-		jq -r '[.[] | select(.options) | .options.actions[0].stats.packets][0] // "null"'
-}
-
 # a local raw socket blasts frames of the feedback Ethertype (~42 Mbit/s
 # of 1500-byte frames for 7 s) beside a TCP flow through a's hbh; r
 # counts the frames that arrive (nothing there takes them: r has no hbh)
 shaper_bypass() {
-	local bl blrc blsent ip iprc b0 t0 b1 t1 egress tcp bound share rx
+	local blrc blsent blline ip iprc b0 t0 b1 t1 egress tcp bound share rx
 	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit
 	defer qdisc_del "$A" eth0
-	ip netns exec "$R" tc qdisc add dev up clsact
-	defer qdisc_del "$R" up clsact
-	ip netns exec "$R" tc filter add dev up ingress pref 1 protocol 0x88b5 matchall action drop
+	fb_counter "$R" up || return 1
 	ip netns exec "$R" iperf3 -s -1 -p 5201 -B 10.1.0.2 >/dev/null 2>&1 &
 	defer kill $!
 	busywait 5000 ip netns exec "$R" sh -c 'ss -ltn | grep -q ":5201 "'
-	ip netns exec "$A" "$SELFTESTS_DIR/hbh_frames.py" blast eth0 7 3500 1500 >"$TMP_DIR/blast" &
-	bl=$!
+	fb_blast "$A" eth0 7
 	sleep 0.5
 	ip netns exec "$A" iperf3 -c 10.1.0.2 -p 5201 -t 5 -O 1 -J >"$TMP_DIR/tcp.json" 2>/dev/null &
 	ip=$!
@@ -77,15 +68,13 @@ shaper_bypass() {
 	t1=$(now_ns)
 	wait $ip
 	iprc=$?
-	wait $bl
-	blrc=$?
-	read -r blsent _ <<<"$(cat "$TMP_DIR/blast")"
-	rx=$(r_rx_frames)
+	fb_blast_wait
+	rx=$(fb_count "$R" up)
 	egress=$(awk -v b=$((b1 - b0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.0f", b * 8 / (t / 1e9) }')
 	tcp=$(jq -r '.end.sum_received.bits_per_second // 0' "$TMP_DIR/tcp.json")
 	bound=$(awk -v c=$C -v m=$MTU_WIRE -v p=$PERIOD_NS 'BEGIN { printf "%.0f", c + m * 8 / (p / 1e9) }')
 	share=$(awk -v c=$C 'BEGIN { printf "%.0f", 0.9 * 0.5 * c * 1448 / 1514 }')
-	log "bypass: blaster (exit $blrc) sent/refused $(cat "$TMP_DIR/blast"), r received $rx of them; egress of a's eth0 $egress bit/s (bound $bound); tcp (exit $iprc) $tcp bit/s (>= $share); a: $(ip netns exec "$A" tc -s qdisc show dev eth0 | tr '\n' ' ')"
+	log "bypass: blaster (exit $blrc) sent/refused $blline, r received $rx of them; egress of a's eth0 $egress bit/s (bound $bound); tcp (exit $iprc) $tcp bit/s (>= $share); a: $(ip netns exec "$A" tc -s qdisc show dev eth0 | tr '\n' ' ')"
 	# the traffic flowed: the blaster's frames left a and reached r, and
 	# the TCP flow ran, so that the egress measured carried both
 	check "bypass_blast_sent (exit $blrc, ${blsent:-no} frames sent, $rx received at r)" \
