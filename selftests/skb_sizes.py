@@ -18,50 +18,17 @@ N: data skbs seen; M: those with more than one MSS of payload; S: their
 segments (payload over the MSS, rounded up).  Exit status 1 if no data
 packet was seen.
 """
-import select
+import os
 import socket
-import struct
 import sys
 import threading
 import time
 
-ETH_P_ALL, ETH_P_IP = 0x0003, 0x0800
-PACKET_OUTGOING = 4
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from idle_burst import capture, sink  # noqa: E402  (the same capture)
+
 TCP_CONGESTION = 13
 CHUNK = bytes(65536)
-
-
-def sink(port):
-    ls = socket.socket()
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind(("", port))
-    ls.listen(1)
-    c, _ = ls.accept()
-    while c.recv(1 << 20):
-        pass
-
-
-def capture(dev, sport, stop, out):
-    """the payload bytes of each outgoing data packet of sport"""
-    p = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(ETH_P_ALL))
-    p.bind((dev, ETH_P_ALL))
-    p.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 24)
-    out.append(None)        # the capture is open
-    while not stop.is_set():
-        r, _, _ = select.select([p], [], [], 0.1)
-        if not r:
-            continue
-        data, addr = p.recvfrom(128)
-        if addr[1] != ETH_P_IP or addr[2] != PACKET_OUTGOING or len(data) < 40 or \
-                data[9] != 6:
-            continue
-        ihl = (data[0] & 15) * 4
-        tot = struct.unpack("!H", data[2:4])[0]
-        if struct.unpack("!H", data[ihl:ihl + 2])[0] != sport:
-            continue
-        payload = tot - ihl - (data[ihl + 12] >> 4) * 4
-        if payload > 0:
-            out.append(payload)
 
 
 def send(cc, daddr, port, dev, secs, skip):
@@ -88,7 +55,7 @@ def send(cc, daddr, port, dev, secs, skip):
     stop.set()
     t.join()
     s.close()
-    sizes = pkts[1:]
+    sizes = [n for _, n in pkts[1:]]
     multi = sum(1 for n in sizes if n > mss)
     segs = sum((n + mss - 1) // mss for n in sizes)
     print(f"skbs {len(sizes)} multi {multi} segs {segs}")

@@ -352,7 +352,9 @@ static CONGAVOID_CONG_CONTROL(decbit_cong_control)
 		trace_decbit_decision(sk, w, ca->win.w, ca->win.last_wc,
 				      ca->win.last_marked, r);
 	}
-	decbit_set_burst(sk, &p);
+	/* the calm count moves only on a mark or a decision */
+	if (marked || r != DECBIT_NONE)
+		decbit_set_burst(sk, &p);
 	decbit_apply(sk);
 }
 
