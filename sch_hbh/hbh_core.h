@@ -479,6 +479,88 @@ static inline unsigned int hbh_fb_per_frame(unsigned int mtu)
 		     sizeof(struct hbh_fb_entry));
 }
 
+/* The same for keyed reports, which end in a struct hbh_fb_auth. */
+static inline unsigned int hbh_fb_per_frame_keyed(unsigned int mtu)
+{
+	if (mtu < sizeof(struct hbh_fb_auth))
+		return 0;
+	return hbh_fb_per_frame(mtu - sizeof(struct hbh_fb_auth));
+}
+
+/*
+ * Replay protection for keyed reports.  A report acts once and only while
+ * it is recent: each sender (header "node") numbers its keyed frames
+ * (struct hbh_fb_auth "counter"), and a receiver keeps, per sender, the
+ * highest counter it accepted and which of the HBH_REPLAY_WINDOW counters
+ * below that one it has seen.  A counter seen before, or older than the window, is a
+ * replay.  Reordering within the window is accepted.  The receiver keeps
+ * HBH_REPLAY_PEERS senders; a new one takes the place of the one heard
+ * from longest ago (only frames with a valid tag get here, so only a key
+ * holder can make it forget a sender).  A sender that restarts is a new
+ * qdisc with a new random node id: it starts afresh, nothing wedges.
+ */
+#define HBH_REPLAY_WINDOW	64
+#define HBH_REPLAY_PEERS	8
+
+struct hbh_replay {
+	u64 top;		/* highest counter accepted */
+	u64 seen;		/* bit i: counter top - i accepted */
+	u64 last;		/* when last accepted (caller's clock) */
+	u32 node;
+	bool used;
+};
+
+/* Counter @c of sender @r: fresh (true, recorded) or a replay (false). */
+static inline bool hbh_replay_check(struct hbh_replay *r, u64 c)
+{
+	u64 d;
+
+	if (c > r->top) {
+		d = c - r->top;
+		r->seen = d >= HBH_REPLAY_WINDOW ? 1 : (r->seen << d) | 1;
+		r->top = c;
+		return true;
+	}
+	d = r->top - c;
+	if (d >= HBH_REPLAY_WINDOW || (r->seen >> d) & 1)
+		return false;
+	r->seen |= 1ULL << d;
+	return true;
+}
+
+/*
+ * Frame @c of sender @node at @now, against the table @t of
+ * HBH_REPLAY_PEERS: true if it is fresh (and now recorded).
+ */
+static inline bool hbh_replay_accept(struct hbh_replay *t, u32 node, u64 c,
+				     u64 now)
+{
+	struct hbh_replay *r = NULL, *old = &t[0];
+	unsigned int i;
+
+	for (i = 0; i < HBH_REPLAY_PEERS; i++) {
+		if (t[i].used && t[i].node == node) {
+			r = &t[i];
+			break;
+		}
+		if (!t[i].used)
+			old = &t[i];
+		else if (old->used && t[i].last < old->last)
+			old = &t[i];
+	}
+	if (!r) {
+		*old = (struct hbh_replay){
+			.top = c, .seen = 1, .last = now, .node = node,
+			.used = true,
+		};
+		return true;
+	}
+	if (!hbh_replay_check(r, c))
+		return false;
+	r->last = now;
+	return true;
+}
+
 /*
  * The order of entries @a and @b (indices into @e and @d): by interface,
  * then by source address (@by_src: one route lookup per source) or by

@@ -1211,6 +1211,66 @@ static void test_fb_per_frame(void **state)
 	assert_int_equal(hbh_fb_per_frame(9000), 124);
 	assert_int_equal(hbh_fb_per_frame(65535), HBH_FB_FRAME_MAX);
 	assert_int_equal(hbh_fb_per_frame(U32_MAX), HBH_FB_FRAME_MAX);
+	/* keyed: a 24-byte trailer more */
+	assert_int_equal(sizeof(struct hbh_fb_auth), 24);
+	assert_int_equal(hbh_fb_per_frame_keyed(0), 0);
+	assert_int_equal(hbh_fb_per_frame_keyed(23), 0);
+	assert_int_equal(hbh_fb_per_frame_keyed(119), 0);
+	assert_int_equal(hbh_fb_per_frame_keyed(120), 1);
+	assert_int_equal(hbh_fb_per_frame_keyed(1500), 20);
+	assert_int_equal(hbh_fb_per_frame_keyed(U32_MAX), HBH_FB_FRAME_MAX);
+}
+
+/* one sender: each counter acts once, and only within the window */
+static void test_replay_window(void **state)
+{
+	struct hbh_replay t[HBH_REPLAY_PEERS] = { 0 };
+	u64 c;
+
+	(void)state;
+	assert_true(hbh_replay_accept(t, 7, 1000, 1));
+	assert_false(hbh_replay_accept(t, 7, 1000, 2));	/* again */
+	assert_true(hbh_replay_accept(t, 7, 1001, 3));
+	assert_true(hbh_replay_accept(t, 7, 1010, 4));	/* a gap: lost frames */
+	assert_true(hbh_replay_accept(t, 7, 1005, 5));	/* late, in the window */
+	assert_false(hbh_replay_accept(t, 7, 1005, 6));
+	assert_false(hbh_replay_accept(t, 7, 1001, 6));
+	/* the window's edge: top - 63 is in, top - 64 out */
+	assert_true(hbh_replay_accept(t, 7, 1010 - 63, 7));
+	assert_false(hbh_replay_accept(t, 7, 1010 - 64, 7));
+	assert_false(hbh_replay_accept(t, 7, 0, 7));
+	/* a jump beyond the window forgets what was below it */
+	assert_true(hbh_replay_accept(t, 7, 5000, 8));
+	assert_false(hbh_replay_accept(t, 7, 1010, 8));
+	assert_true(hbh_replay_accept(t, 7, 4999, 8));
+	/* a frame recorded a second (250 periods) earlier never acts */
+	for (c = 5001; c < 5251; c++)
+		assert_true(hbh_replay_accept(t, 7, c, 9));
+	for (c = 5000; c < 5251; c++)
+		assert_false(hbh_replay_accept(t, 7, c, 10));
+	assert_true(hbh_replay_accept(t, 7, U64_MAX, 11));
+	assert_false(hbh_replay_accept(t, 7, U64_MAX, 11));
+}
+
+/* senders: a restarted sender (new node) starts afresh; the oldest goes */
+static void test_replay_peers(void **state)
+{
+	struct hbh_replay t[HBH_REPLAY_PEERS] = { 0 };
+	u32 n;
+
+	(void)state;
+	for (n = 1; n <= HBH_REPLAY_PEERS; n++)
+		assert_true(hbh_replay_accept(t, n, 100, n));
+	for (n = 1; n <= HBH_REPLAY_PEERS; n++)
+		assert_false(hbh_replay_accept(t, n, 100, 20));
+	/* node 1 heard from again, then a ninth sender: node 2 goes */
+	assert_true(hbh_replay_accept(t, 1, 101, 30));
+	assert_true(hbh_replay_accept(t, 99, 1, 31));
+	assert_false(hbh_replay_accept(t, 1, 101, 32));
+	for (n = 3; n <= HBH_REPLAY_PEERS; n++)
+		assert_false(hbh_replay_accept(t, n, 100, 33));
+	/* forgotten: node 2's next frame is taken as a first one */
+	assert_true(hbh_replay_accept(t, 2, 100, 34));
 }
 
 /*
@@ -1416,6 +1476,8 @@ int main(void)
 		cmocka_unit_test(test_dep_rate_interval),
 		cmocka_unit_test(test_link_clock),
 		cmocka_unit_test(test_fb_per_frame),
+		cmocka_unit_test(test_replay_window),
+		cmocka_unit_test(test_replay_peers),
 		cmocka_unit_test(test_fb_group),
 		cmocka_unit_test(test_fb_sources),
 	};

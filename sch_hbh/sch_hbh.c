@@ -26,9 +26,13 @@
  * bottleneck (set "hoprtt" at the source to the end-to-end loop delay).
  * mode fifo: one shaped drop-tail queue, no feedback.
  *
- * Feedback is not authenticated: a node on the link can send reports for
- * any flow, bounded only by the rate law's clamps [rate_min, rate].  Only
- * the device's root qdisc receives reports.
+ * Without a key, feedback is not authenticated: a node on the link can
+ * send reports for any flow, bounded only by the rate law's clamps
+ * [rate_min, rate].  With "key", every report carries a keyed BLAKE2s tag
+ * and a counter, and a report without a valid tag or with a counter seen
+ * before does nothing (docs/design/hbh-trust.md).  Only a device's root
+ * qdisc receives reports, through a packet handler of its own on that
+ * device: other devices and namespaces see no handler at all.
  */
 
 #include <linux/kernel.h>
@@ -45,6 +49,8 @@
 #include <linux/vmalloc.h>
 #include <linux/ktime.h>
 #include <linux/if_arp.h>
+#include <crypto/algapi.h>
+#include <crypto/blake2s.h>
 #include <net/arp.h>
 #include <net/flow_dissector.h>
 #include <net/ip6_route.h>
@@ -115,6 +121,13 @@ struct hbh_flow {
 	u64 down_at;
 };
 
+/* The link's key; replaced whole, freed after a grace period, wiped. */
+struct hbh_key {
+	struct rcu_head rcu;
+	u8 len;
+	u8 bytes[HBH_KEY_MAX];
+};
+
 struct hbh_sched_data {
 	struct hbh_params params;
 	u64 rise_cfg;			/* as configured, 0: rate / 64 */
@@ -129,6 +142,12 @@ struct hbh_sched_data {
 	u32 quantum;
 	u32 node;			/* our id in feedback frames */
 	u32 seq;
+	u64 fb_ctr;			/* keyed frames sent: their counter */
+	struct hbh_key __rcu *key;
+	u16 ethertype;			/* of the reports, sent and received */
+	bool pt_added;
+	struct packet_type pt;		/* reports on our device, if root */
+	struct hbh_replay replay[HBH_REPLAY_PEERS];	/* under the qdisc lock */
 	u32 hash_seed;
 	u32 hash_mask;			/* buckets - 1 */
 	u64 link_next;
@@ -158,6 +177,8 @@ struct hbh_sched_data {
 	u64 fb_sent;
 	u64 fb_received;
 	atomic64_t fb_rejected;		/* counted without the lock */
+	atomic64_t fb_badauth;		/* counted without the lock */
+	u64 fb_replay;
 	u64 fb_entries_ignored;
 	u64 overlimit_dropped;
 	u64 flow_dropped;
@@ -173,7 +194,7 @@ struct hbh_sched_data {
  * their skb's control block from hbh_send_frame() to the enqueue of the
  * device they go out on; only they take the control queue.  Nothing outside
  * the kernel can set the control block, and a random 64-bit value cannot be
- * guessed: anything else of Ethertype HBH_ETH_P (a raw socket's frames, a
+ * guessed: anything else of a report's Ethertype (a raw socket's frames, a
  * forwarded frame) is ordinary traffic, classified and shaped.  The mark is
  * cleared at enqueue, so it does not outlive one qdisc.
  */
@@ -194,8 +215,6 @@ static bool hbh_own_report(struct sk_buff *skb)
 {
 	struct hbh_skb_cb *cb;
 
-	if (skb->protocol != htons(HBH_ETH_P))
-		return false;
 	cb = hbh_skb_cb(skb);
 	if (cb->secret != hbh_secret)
 		return false;
@@ -751,17 +770,46 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 	return cnt;
 }
 
-/* @n (<= HBH_FB_FRAME_MAX, fitting the MTU) entries fb_buf[idx[0..n)] */
+/*
+ * The tag of a keyed report: BLAKE2s-128 under @key over the Ethernet
+ * destination, source and Ethertype, then @len bytes of @payload (the
+ * frame up to and including the counter).  Built from the addresses, not
+ * read from the frame's header, so that a device whose header is longer
+ * (a VLAN tag in software) tags the same bytes as its neighbour checks.
+ */
+static void hbh_tag(const struct hbh_key *key, const u8 *dst, const u8 *src,
+		    u16 ethertype, const void *payload, unsigned int len,
+		    u8 *tag)
+{
+	struct blake2s_state st;
+	__be16 proto = htons(ethertype);
+
+	blake2s_init_key(&st, HBH_FB_TAG_LEN, key->bytes, key->len);
+	blake2s_update(&st, dst, ETH_ALEN);
+	blake2s_update(&st, src, ETH_ALEN);
+	blake2s_update(&st, (const u8 *)&proto, sizeof(proto));
+	blake2s_update(&st, payload, len);
+	blake2s_final(&st, tag);
+}
+
+/*
+ * @n (<= HBH_FB_FRAME_MAX, fitting the MTU) entries fb_buf[idx[0..n)];
+ * keyed (@key) with the trailer and its tag.
+ */
 static void hbh_send_frame(struct hbh_sched_data *q, struct net_device *dev,
 			   const u8 *daddr, const u16 *idx, unsigned int n,
-			   u64 t_meas)
+			   u64 t_meas, const struct hbh_key *key)
 {
 	unsigned int hlen = LL_RESERVED_SPACE(dev);
+	unsigned int plen = HBH_FB_LEN(n);
+	struct hbh_fb_auth *a;
 	struct hbh_fb_hdr *h;
 	struct sk_buff *skb;
 	unsigned int i, len;
 
-	skb = alloc_skb(hlen + HBH_FB_LEN(n) + dev->needed_tailroom,
+	if (key)
+		plen += sizeof(*a);
+	skb = alloc_skb(hlen + plen + dev->needed_tailroom,
 			GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb)
 		return;
@@ -770,7 +818,7 @@ static void hbh_send_frame(struct hbh_sched_data *q, struct net_device *dev,
 	h = skb_put(skb, sizeof(*h));
 	h->magic = htons(HBH_FB_MAGIC);
 	h->version = HBH_FB_VERSION;
-	h->type = HBH_FB_TYPE_REPORT;
+	h->type = key ? HBH_FB_TYPE_REPORT_KEYED : HBH_FB_TYPE_REPORT;
 	h->count = htons(n);
 	h->reserved = 0;
 	h->node = htonl(q->node);
@@ -778,11 +826,17 @@ static void hbh_send_frame(struct hbh_sched_data *q, struct net_device *dev,
 	h->t_meas = cpu_to_be64(t_meas);
 	for (i = 0; i < n; i++)
 		skb_put_data(skb, &q->fb_buf[idx[i]], sizeof(q->fb_buf[0]));
+	if (key) {
+		a = skb_put(skb, sizeof(*a));
+		a->counter = cpu_to_be64(++q->fb_ctr);
+		hbh_tag(key, daddr, dev->dev_addr, q->ethertype, skb->data,
+			skb->len - HBH_FB_TAG_LEN, a->tag);
+	}
 
 	skb->dev = dev;
-	skb->protocol = htons(HBH_ETH_P);
+	skb->protocol = htons(q->ethertype);
 	skb->priority = TC_PRIO_CONTROL;
-	if (dev_hard_header(skb, dev, HBH_ETH_P, daddr, dev->dev_addr,
+	if (dev_hard_header(skb, dev, q->ethertype, daddr, dev->dev_addr,
 			    skb->len) < 0) {
 		kfree_skb(skb);
 		return;
@@ -944,12 +998,14 @@ static void hbh_send_reports(struct Qdisc *sch, unsigned int cnt, u64 now)
 	struct net *net = dev_net(qdisc_dev(sch));
 	unsigned int i, k, n = 0, per = 0, unsendable = 0;
 	struct net_device *dev = NULL;
+	const struct hbh_key *key;
 	int dev_ifindex = 0;
 
 	for (i = 0; i < cnt; i++)
 		if (q->fb_dest[i].ifindex)
 			q->fb_order[n++] = i;
 	rcu_read_lock();
+	key = rcu_dereference(q->key);
 	n = hbh_fb_resolve(q, net, n, &unsendable);
 	hbh_fb_sort(q->fb_order, n, q->fb_buf, q->fb_dest, false);
 	for (i = 0; i < n; i += k) {
@@ -958,15 +1014,17 @@ static void hbh_send_reports(struct Qdisc *sch, unsigned int cnt, u64 now)
 		if (d->ifindex != dev_ifindex) {
 			dev_ifindex = d->ifindex;
 			dev = dev_get_by_index_rcu(net, dev_ifindex);
-			per = dev && hbh_dev_sendable(dev) ?
-			      hbh_fb_per_frame(READ_ONCE(dev->mtu)) : 0;
+			per = !dev || !hbh_dev_sendable(dev) ? 0 :
+			      key ? hbh_fb_per_frame_keyed(READ_ONCE(dev->mtu)) :
+				    hbh_fb_per_frame(READ_ONCE(dev->mtu));
 		}
 		/* at least one entry, at most per and HBH_FB_FRAME_MAX */
 		k = hbh_fb_frame(q->fb_order, n, i, per, q->fb_dest);
 		if (!per)
 			unsendable += k;
 		else
-			hbh_send_frame(q, dev, d->mac, &q->fb_order[i], k, now);
+			hbh_send_frame(q, dev, d->mac, &q->fb_order[i], k, now,
+				       key);
 	}
 	rcu_read_unlock();
 	if (unsendable)
@@ -1054,52 +1112,104 @@ static void hbh_apply(struct hbh_sched_data *q, struct hbh_flow *f,
 	}
 }
 
+/*
+ * A keyed report's tag, checked before anything acts on it and without the
+ * qdisc lock: true if @skb (@len bytes of payload, pulled) carries a valid
+ * tag under @key.
+ */
+static bool hbh_tag_ok(const struct hbh_key *key, struct sk_buff *skb,
+		       unsigned int len, u16 ethertype)
+{
+	const struct ethhdr *eth;
+	u8 tag[HBH_FB_TAG_LEN];
+
+	if (!skb_mac_header_was_set(skb) || skb_mac_header_len(skb) < ETH_HLEN)
+		return false;
+	eth = eth_hdr(skb);
+	hbh_tag(key, eth->h_dest, eth->h_source, ethertype, skb->data,
+		len - HBH_FB_TAG_LEN, tag);
+	return !crypto_memneq(tag, skb->data + len - HBH_FB_TAG_LEN,
+			      HBH_FB_TAG_LEN);
+}
+
+/*
+ * Reports for the root qdisc of the device they arrive on: the handler is
+ * that qdisc's own (q->pt, registered on its device), so frames of our
+ * Ethertype elsewhere never reach this module.
+ */
 static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 		   struct packet_type *pt, struct net_device *orig_dev)
 {
+	struct hbh_sched_data *q = container_of(pt, struct hbh_sched_data, pt);
+	const struct hbh_key *key;
 	const struct hbh_fb_entry *e;
 	const struct hbh_fb_hdr *h;
-	struct hbh_sched_data *q;
-	unsigned int n, i, applied;
-	struct Qdisc *sch;
-	u64 now, t_meas;
+	unsigned int n, i, applied, len;
+	struct Qdisc *sch = q->sch;
+	u64 now, t_meas, ctr = 0;
+	bool keyed;
+	u32 node;
 
 	/*
 	 * Reports come unicast to us, or broadcast; not to others, and only
-	 * for a device whose root is hbh.  Anything else is let go before
-	 * skb_share_check(), which would copy every frame of this Ethertype
-	 * that a packet socket also holds.
+	 * while this qdisc is the device's root.  Anything else is let go
+	 * before skb_share_check(), which would copy every frame of this
+	 * Ethertype that a packet socket also holds.
 	 */
-	if (skb->pkt_type == PACKET_OTHERHOST)
+	if (skb->pkt_type == PACKET_OTHERHOST ||
+	    rcu_dereference(dev->qdisc) != sch)
 		goto drop;
-	sch = rcu_dereference(dev->qdisc);
-	if (!sch || sch->ops != &hbh_qdisc_ops)
-		goto drop;
-	q = qdisc_priv(sch);
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
 		return NET_RX_DROP;
 
 	/* the frame may be only 2-byte aligned: unaligned reads throughout */
+	key = rcu_dereference(q->key);
 	h = pskb_may_pull(skb, sizeof(*h)) ? (void *)skb->data : NULL;
 	n = h ? get_unaligned_be16(&h->count) : 0;
+	len = HBH_FB_LEN(n);
+	if (h && h->type == HBH_FB_TYPE_REPORT_KEYED)
+		len += sizeof(struct hbh_fb_auth);
 	if (!h || get_unaligned_be16(&h->magic) != HBH_FB_MAGIC ||
-	    h->version != HBH_FB_VERSION || h->type != HBH_FB_TYPE_REPORT ||
+	    h->version != HBH_FB_VERSION ||
+	    (h->type != HBH_FB_TYPE_REPORT &&
+	     h->type != HBH_FB_TYPE_REPORT_KEYED) ||
 	    get_unaligned_be16(&h->reserved) || !n || n > HBH_FB_FRAME_MAX ||
-	    skb->len != HBH_FB_LEN(n) || !pskb_may_pull(skb, HBH_FB_LEN(n)))
+	    skb->len != len || !pskb_may_pull(skb, len))
 		goto reject;
 	h = (void *)skb->data;
+	/* keyed at a qdisc without a key, or the other way round: refused */
+	keyed = h->type == HBH_FB_TYPE_REPORT_KEYED;
+	if (!!key != keyed ||
+	    (key && !hbh_tag_ok(key, skb, len, q->ethertype))) {
+		atomic64_inc(&q->fb_badauth);
+		goto drop;
+	}
+	if (key)
+		ctr = get_unaligned_be64(skb->data + HBH_FB_LEN(n));
 	e = (void *)(h + 1);
 	for (i = 0; i < n; i++)
 		if (!hbh_entry_ok(&e[i]))
 			goto reject;
 	t_meas = get_unaligned_be64(&h->t_meas);
+	node = get_unaligned_be32(&h->node);
 	now = ktime_get_ns();
 
 	spin_lock(qdisc_lock(sch));
 	if (q->dead || q->mode == TC_HBH_MODE_FIFO) {
 		spin_unlock(qdisc_lock(sch));
 		goto reject;
+	}
+	/* tagged under a key replaced since: not valid any more */
+	if (key && rcu_access_pointer(q->key) != key) {
+		spin_unlock(qdisc_lock(sch));
+		atomic64_inc(&q->fb_badauth);
+		goto drop;
+	}
+	if (key && !hbh_replay_accept(q->replay, node, ctr, now)) {
+		q->fb_replay++;
+		spin_unlock(qdisc_lock(sch));
+		goto drop;
 	}
 	for (i = 0, applied = 0; i < n; i++) {
 		struct hbh_flow_key k;
@@ -1133,11 +1243,6 @@ drop:
 	kfree_skb(skb);
 	return NET_RX_DROP;
 }
-
-static struct packet_type hbh_packet_type __read_mostly = {
-	.type	= cpu_to_be16(HBH_ETH_P),
-	.func	= hbh_rcv,
-};
 
 /* ---- configuration ---- */
 
@@ -1181,7 +1286,22 @@ static const struct nla_policy hbh_policy[TCA_HBH_MAX + 1] = {
 							&hbh_hoprtt_range),
 	[TCA_HBH_MODE]		= NLA_POLICY_MAX(NLA_U8, TC_HBH_MODE_FIFO),
 	[TCA_HBH_DERIVED]	= { .type = NLA_REJECT },	/* dump only */
+	[TCA_HBH_KEY]		= { .type = NLA_BINARY, .len = HBH_KEY_MAX },
+	[TCA_HBH_KEYED]		= { .type = NLA_REJECT },	/* dump only */
+	[TCA_HBH_ETHERTYPE]	= NLA_POLICY_MIN(NLA_U16, HBH_ETHERTYPE_MIN),
 };
+
+/* Ethertypes the stack itself runs on: never reports. */
+static bool hbh_ethertype_reserved(u16 t)
+{
+	switch (t) {
+	case ETH_P_IP: case ETH_P_ARP: case ETH_P_IPV6: case ETH_P_8021Q:
+	case ETH_P_8021AD: case ETH_P_MPLS_UC: case ETH_P_MPLS_MC:
+	case ETH_P_PAE: case ETH_P_LLDP:
+		return true;
+	}
+	return false;
+}
 
 static u32 hbh_get_u32(struct nlattr **tb, int attr, u32 cur)
 {
@@ -1208,6 +1328,27 @@ static int hbh_validate(struct nlattr **tb, struct Qdisc *sch, bool create,
 	if (create && !tb[TCA_HBH_RATE]) {
 		NL_SET_ERR_MSG(extack, "hbh: rate is required");
 		return -EINVAL;
+	}
+	if (tb[TCA_HBH_KEY] && nla_len(tb[TCA_HBH_KEY]) &&
+	    nla_len(tb[TCA_HBH_KEY]) != HBH_KEY_MIN &&
+	    nla_len(tb[TCA_HBH_KEY]) != HBH_KEY_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_KEY],
+				    "hbh: key must be 16 or 32 bytes (128 or 256 bits)");
+		return -EINVAL;
+	}
+	if (tb[TCA_HBH_ETHERTYPE]) {
+		u16 t = nla_get_u16(tb[TCA_HBH_ETHERTYPE]);
+
+		if (hbh_ethertype_reserved(t)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_ETHERTYPE],
+					    "hbh: ethertype is one the stack uses");
+			return -EINVAL;
+		}
+		if (!create && t != q->ethertype) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_ETHERTYPE],
+					    "hbh: ethertype is set when the qdisc is created");
+			return -EINVAL;
+		}
 	}
 	if (setpoint > flow_limit || setpoint > limit) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_HBH_SETPOINT],
@@ -1262,6 +1403,17 @@ static void hbh_trim(struct Qdisc *sch, struct hbh_flow *f, u32 flow_limit,
 		hbh_flow_detach(q, f);
 }
 
+static void hbh_key_free_rcu(struct rcu_head *head)
+{
+	kfree_sensitive(container_of(head, struct hbh_key, rcu));
+}
+
+static void hbh_key_free(struct hbh_key *key)
+{
+	if (key)
+		call_rcu(&key->rcu, hbh_key_free_rcu);
+}
+
 static int hbh_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
@@ -1269,6 +1421,7 @@ static int hbh_change(struct Qdisc *sch, struct nlattr *opt,
 	struct nlattr *tb[TCA_HBH_MAX + 1];
 	unsigned int dropped_pkts = 0, dropped_bytes = 0;
 	bool create = !q->params.rate;
+	struct hbh_key *key = NULL, *old = NULL;
 	struct hbh_flow *f;
 	u8 mode;
 	int err;
@@ -1283,8 +1436,22 @@ static int hbh_change(struct Qdisc *sch, struct nlattr *opt,
 	err = hbh_validate(tb, sch, create, extack);
 	if (err)
 		return err;
+	if (tb[TCA_HBH_KEY] && nla_len(tb[TCA_HBH_KEY])) {
+		key = kzalloc(sizeof(*key), GFP_KERNEL);
+		if (!key)
+			return -ENOMEM;
+		key->len = nla_len(tb[TCA_HBH_KEY]);
+		nla_memcpy(key->bytes, tb[TCA_HBH_KEY], key->len);
+	}
 
 	sch_tree_lock(sch);
+	if (tb[TCA_HBH_ETHERTYPE])
+		q->ethertype = nla_get_u16(tb[TCA_HBH_ETHERTYPE]);
+	if (tb[TCA_HBH_KEY]) {
+		/* a new key (or none): every sender starts afresh */
+		old = rcu_replace_pointer(q->key, key, lockdep_rtnl_is_held());
+		memset(q->replay, 0, sizeof(q->replay));
+	}
 	if (tb[TCA_HBH_RATE])
 		q->params.rate = nla_get_u64(tb[TCA_HBH_RATE]);
 	if (tb[TCA_HBH_RATE_MIN])
@@ -1342,6 +1509,7 @@ static int hbh_change(struct Qdisc *sch, struct nlattr *opt,
 	hbh_trim(sch, &q->other, U32_MAX, &dropped_pkts, &dropped_bytes);
 	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
 	sch_tree_unlock(sch);
+	hbh_key_free(old);
 
 	return 0;
 }
@@ -1359,6 +1527,7 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	q->setpoint = HBH_SETPOINT_DEFAULT;
 	q->period = HBH_PERIOD_DEFAULT;
 	q->hoprtt = HBH_HOPRTT_DEFAULT;
+	q->ethertype = HBH_ETH_P;
 	hbh_params_init(&q->params, 0, q->hoprtt);	/* rate 0: not created */
 	q->mode = HBH_MODE_DEFAULT;
 	q->quantum = 2 * psched_mtu(qdisc_dev(sch));
@@ -1394,6 +1563,19 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 		return err;
 	/* the timer starts with the first packet (hbh_enqueue) */
 	hbh_ctl_init(&q->other.ctl, &q->params);
+	/*
+	 * Reports are for a device's root: only a root hbh listens, on its
+	 * own device.  destroy removes the handler; the qdisc's memory is
+	 * freed after an RCU grace period, so a receiver still running
+	 * finds it (q->dead).
+	 */
+	if (sch->parent == TC_H_ROOT) {
+		q->pt.type = htons(q->ethertype);
+		q->pt.dev = qdisc_dev(sch);
+		q->pt.func = hbh_rcv;
+		dev_add_pack(&q->pt);
+		q->pt_added = true;
+	}
 	return 0;
 }
 
@@ -1401,6 +1583,8 @@ static void hbh_destroy(struct Qdisc *sch)
 {
 	struct hbh_sched_data *q = qdisc_priv(sch);
 
+	if (q->pt_added)
+		__dev_remove_pack(&q->pt);
 	hrtimer_cancel(&q->timer);
 	qdisc_watchdog_cancel(&q->watchdog);
 	/* feedback may still look this qdisc up until an RCU grace period */
@@ -1415,6 +1599,8 @@ static void hbh_destroy(struct Qdisc *sch)
 	kvfree(q->fb_dest);
 	kvfree(q->fb_order);
 	q->hash = NULL;
+	hbh_key_free(rcu_dereference_protected(q->key, 1));
+	RCU_INIT_POINTER(q->key, NULL);
 }
 
 /* Which of the dumped values follow rate: configured as 0. */
@@ -1446,7 +1632,9 @@ static int hbh_dump(struct Qdisc *sch, struct sk_buff *skb)
 			      READ_ONCE(q->params.rate_min), TCA_HBH_PAD) ||
 	    nla_put_u32(skb, TCA_HBH_HOPRTT, READ_ONCE(q->hoprtt)) ||
 	    nla_put_u8(skb, TCA_HBH_MODE, READ_ONCE(q->mode)) ||
-	    nla_put_u8(skb, TCA_HBH_DERIVED, hbh_derived(q)))
+	    nla_put_u8(skb, TCA_HBH_DERIVED, hbh_derived(q)) ||
+	    nla_put_u8(skb, TCA_HBH_KEYED, !!rcu_access_pointer(q->key)) ||
+	    nla_put_u16(skb, TCA_HBH_ETHERTYPE, READ_ONCE(q->ethertype)))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -1477,6 +1665,8 @@ static int hbh_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.fb_expired		= q->fb_expired,
 		.fb_bytes		= READ_ONCE(q->fb_bytes),
 		.fb_unsendable		= READ_ONCE(q->fb_unsendable),
+		.fb_badauth		= atomic64_read(&q->fb_badauth),
+		.fb_replay		= q->fb_replay,
 	};
 	sch_tree_unlock(sch);
 
@@ -1645,7 +1835,7 @@ static int __init hbh_module_init(void)
 {
 	int err;
 
-	BUILD_BUG_ON(sizeof(struct tc_hbh_flow_xstats) <=
+	BUILD_BUG_ON(sizeof(struct tc_hbh_flow_xstats) ==
 		     sizeof(struct tc_hbh_xstats));
 	BUILD_BUG_ON((u16)(HBH_FB_MAX - 1) != HBH_FB_MAX - 1);	/* fb_order */
 	BUILD_BUG_ON(HBH_FB_ALEN != ETH_ALEN);
@@ -1660,14 +1850,15 @@ static int __init hbh_module_init(void)
 		kmem_cache_destroy(hbh_flow_cachep);
 		return err;
 	}
-	dev_add_pack(&hbh_packet_type);
 	return 0;
 }
 
 static void __exit hbh_module_exit(void)
 {
-	dev_remove_pack(&hbh_packet_type);	/* waits for receivers */
 	unregister_qdisc(&hbh_qdisc_ops);
+	/* receivers and key frees started by the last qdiscs' destroy */
+	synchronize_net();
+	rcu_barrier();
 	kmem_cache_destroy(hbh_flow_cachep);
 }
 

@@ -28,11 +28,20 @@
       zeros) from a raw AF_PACKET socket, PPS per second for SECONDS: a
       local user pushing "feedback" through the qdisc.  Prints frames sent
       and frames the stack refused.
+  hbh_frames.py capture DEV SECONDS FILE
+      Every frame of the feedback Ethertype DEV receives in SECONDS, to
+      FILE (one hex frame a line).  Prints how many.
+  hbh_frames.py replay DEV FILE
+      Sends FILE's frames again on DEV, as they were.  Prints how many.
+  HBH_KEY=HEX (32 or 64 hex digits) makes "report" and "absurd" send keyed
+  reports under that key, with a counter from HBH_COUNTER (default 1):
+  what a neighbour holding the key sends.
   hbh_frames.py spoof DADDR NFLOWS SECONDS
       One small UDP datagram every 100 ms from each of NFLOWS source ports
       to DADDR:9 for SECONDS (each a flow of its own downstream: the
       report amplification pattern).  Prints datagrams sent.
 """
+import hashlib
 import time
 import os
 import random
@@ -60,8 +69,20 @@ def frame(entries, count=None, magic=MAGIC, version=1, typ=1, reserved=0,
     return HDR.pack(magic, version, typ, n, reserved, 0xdead, seq, t) + b"".join(entries)
 
 
+KEY = bytes.fromhex(os.environ["HBH_KEY"]) if os.environ.get("HBH_KEY") else None
+COUNTER = [int(os.environ.get("HBH_COUNTER", "1"), 0)]
+SRC = b"\x02\0\0\0\0\x01"
+
+
 def eth(payload):
-    return b"\xff" * 6 + b"\x02\0\0\0\0\x01" + struct.pack("!H", ETH_P) + payload
+    """A broadcast frame; keyed under HBH_KEY if set (the header's type
+    becomes 2 and the trailer, counter and tag, is appended)."""
+    head = b"\xff" * 6 + SRC + struct.pack("!H", ETH_P)
+    if KEY is not None and len(payload) >= HDR.size:
+        payload = payload[:3] + b"\x02" + payload[4:] + struct.pack("!Q", COUNTER[0])
+        COUNTER[0] += 1
+        payload += hashlib.blake2s(head + payload, key=KEY, digest_size=16).digest()
+    return head + payload
 
 
 def fuzz_seed():
@@ -198,8 +219,45 @@ def spoof(daddr, nflows, secs):
     print(sent)
 
 
+def capture(dev, secs, path):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P))
+    s.setsockopt(socket.SOL_SOCKET, 33, 16 << 20)	# SO_RCVBUFFORCE
+    s.bind((dev, ETH_P))
+    s.settimeout(0.1)
+    end = time.monotonic() + secs
+    n = 0
+    with open(path, "w") as f:
+        while time.monotonic() < end:
+            try:
+                fr, addr = s.recvfrom(4096)
+            except socket.timeout:
+                continue
+            if addr[2] == socket.PACKET_OUTGOING:
+                continue
+            f.write(fr.hex() + "\n")
+            n += 1
+    print(n)
+
+
+def replay(dev, path):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((dev, 0))
+    n = 0
+    with open(path) as f:
+        for line in f:
+            s.send(bytes.fromhex(line.strip()))
+            n += 1
+    print(n)
+
+
 def main():
     cmd = sys.argv[1]
+    if cmd == "capture":
+        capture(sys.argv[2], float(sys.argv[3]), sys.argv[4])
+        return
+    if cmd == "replay":
+        replay(sys.argv[2], sys.argv[3])
+        return
     if cmd == "flows":
         flows(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
               int(sys.argv[5]) if len(sys.argv) > 5 else 64)

@@ -389,6 +389,30 @@ nstat_get() {
 	ip netns exec "$1" nstat -az "$2" | awk -v c="$2" '$1 == c { print $2 }'
 }
 
+# stall_start SLACK_MS: start selftests/stall_meter.py (how long the guest
+# did not run beyond SLACK_MS at a time) and wait until it samples.
+# stall_stop prints its "<excess_ms> <max_gap_ms> <stalls> <seconds>", or
+# "null" if it did not run.  One meter at a time.
+stall_start() {
+	local i
+	STALL_OUT=$(mktemp)
+	"$SELFTESTS_DIR/stall_meter.py" "$1" >"$STALL_OUT" &
+	STALL_PID=$!
+	for i in $(seq 1 100); do
+		grep -q '^ready$' "$STALL_OUT" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+stall_stop() {
+	local r
+	kill -TERM "$STALL_PID" 2>/dev/null
+	wait "$STALL_PID" 2>/dev/null
+	r=$(sed -n 2p "$STALL_OUT")
+	rm -f "$STALL_OUT"
+	[[ $r =~ ^[0-9.]+\ [0-9.]+\ [0-9]+\ [0-9.]+$ ]] && echo "$r" || echo null
+}
+
 # udp_blast NS ADDR COUNT [TOS]: COUNT 1400-byte datagrams as fast as possible
 udp_blast() {
 	ip netns exec "$1" python3 -c '

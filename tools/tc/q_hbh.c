@@ -7,6 +7,7 @@
  * /usr/lib/x86_64-linux-gnu/tc) as q_hbh.so; it uses tc's
  * own helpers, so it is built against the iproute2 headers of that tc.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ static void explain(void)
 		"               [ setpoint PACKETS | setpoint dynamic ] [ period TIME ]\n"
 		"               [ alpha A ] [ beta B ] [ rise RATE ] [ rate_min RATE ]\n"
 		"               [ hoprtt TIME ] [ mode hbh|e2e|fifo ]\n"
+		"               [ key HEX | nokey ] [ ethertype 0xNNNN ]\n"
 		"  rate        link rate C (e.g. 10mbit); required when the qdisc is created\n"
 		"  limit       packets queued in total, 1..%u (default %u)\n"
 		"  flow_limit  packets queued per flow, 1..%u (default %u)\n"
@@ -51,6 +53,11 @@ static void explain(void)
 		"  mode        hbh: every hop controls; e2e: only the source;\n"
 		"              fifo: one shaped drop-tail queue, no feedback\n"
 		"              (default %s)\n"
+		"  key         the link's key, 32 or 64 hex digits (128 or 256 bits),\n"
+		"              the same on both neighbours: reports are tagged and\n"
+		"              checked (keyed BLAKE2s), replays refused; never shown\n"
+		"  nokey       reports unauthenticated (the default)\n"
+		"  ethertype   of the reports, at creation only (default 0x%04x)\n"
 		"  TIME takes s, ms, us or ns; a bare number is in microseconds.\n",
 		HBH_LIMIT_MAX, HBH_LIMIT_DEFAULT,
 		HBH_LIMIT_MAX, HBH_FLOW_LIMIT_DEFAULT, HBH_SETPOINT_DEFAULT,
@@ -60,7 +67,29 @@ static void explain(void)
 		HBH_SCALE, (double)HBH_BETA_DEFAULT / HBH_SCALE,
 		HBH_RISE_DIVISOR, HBH_RATE_MIN_DIVISOR,
 		HBH_HOPRTT_MIN / 1000, HBH_HOPRTT_MAX / 1000000000,
-		HBH_HOPRTT_DEFAULT / 1e6, hbh_modes[HBH_MODE_DEFAULT]);
+		HBH_HOPRTT_DEFAULT / 1e6, hbh_modes[HBH_MODE_DEFAULT],
+		HBH_ETH_P);
+}
+
+/* "key HEX": 32 or 64 hex digits, nothing else */
+static int get_key(__u8 *key, unsigned int *len, const char *s)
+{
+	size_t n = strlen(s);
+	unsigned int i;
+
+	if (n != 2 * HBH_KEY_MIN && n != 2 * HBH_KEY_MAX)
+		return -1;
+	for (i = 0; i < n / 2; i++) {
+		char b[3] = { s[2 * i], s[2 * i + 1], 0 };
+		char *end;
+
+		if (!isxdigit((unsigned char)b[0]) ||
+		    !isxdigit((unsigned char)b[1]))
+			return -1;
+		key[i] = (__u8)strtoul(b, &end, 16);
+	}
+	*len = n / 2;
+	return 0;
 }
 
 static int bad(const char *what, const char *arg)
@@ -99,7 +128,9 @@ static int hbh_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			 struct nlmsghdr *n, const char *dev)
 {
 	bool have_rate = false, have_rise = false, have_setpoint = false;
-	bool have_rate_min = false;
+	bool have_rate_min = false, have_key = false;
+	__u8 key[HBH_KEY_MAX];
+	unsigned int key_len = 0, ethertype = 0;
 	__u32 limit = 0, flow_limit = 0, setpoint = 0;
 	__u32 period = 0, hoprtt = 0, alpha = 0, beta = 0;
 	__u64 rate = 0, rise = 0, rate_min = 0;
@@ -169,6 +200,25 @@ static int hbh_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			if (i == ARRAY_SIZE(hbh_modes))
 				return bad("mode", *argv);
 			mode = i;
+		} else if (strcmp(*argv, "key") == 0) {
+			NEXT_ARG();
+			if (get_key(key, &key_len, *argv)) {
+				fprintf(stderr,
+					"hbh: key must be 32 or 64 hex digits\n");
+				return -1;
+			}
+			have_key = true;
+		} else if (strcmp(*argv, "nokey") == 0) {
+			key_len = 0;
+			have_key = true;
+		} else if (strcmp(*argv, "ethertype") == 0) {
+			char *end;
+
+			NEXT_ARG();
+			ethertype = strtoul(*argv, &end, 16);
+			if (*end || end == *argv || ethertype < HBH_ETHERTYPE_MIN ||
+			    ethertype > 0xffff)
+				return bad("ethertype", *argv);
 		} else if (strcmp(*argv, "help") == 0) {
 			explain();
 			return -1;
@@ -217,7 +267,12 @@ static int hbh_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr_l(n, 1024, TCA_HBH_HOPRTT, &hoprtt, sizeof(hoprtt));
 	if (mode >= 0)
 		addattr8(n, 1024, TCA_HBH_MODE, mode);
+	if (have_key)
+		addattr_l(n, 1024, TCA_HBH_KEY, key, key_len);
+	if (ethertype)
+		addattr16(n, 1024, TCA_HBH_ETHERTYPE, ethertype);
 	addattr_nest_end(n, tail);
+	memset(key, 0, sizeof(key));
 	return 0;
 }
 
@@ -297,6 +352,17 @@ static int hbh_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		else
 			print_uint(PRINT_ANY, "mode", "mode %u ", mode);
 	}
+	/* the key is never dumped: only whether there is one */
+	if (tb[TCA_HBH_KEYED] && RTA_PAYLOAD(tb[TCA_HBH_KEYED]) >= 1) {
+		bool keyed = rta_getattr_u8(tb[TCA_HBH_KEYED]);
+
+		print_bool(PRINT_JSON, "keyed", NULL, keyed);
+		print_string(PRINT_FP, NULL, "%s ",
+			     keyed ? "keyed" : "unauthenticated");
+	}
+	if (tb[TCA_HBH_ETHERTYPE] && RTA_PAYLOAD(tb[TCA_HBH_ETHERTYPE]) >= 2)
+		print_0xhex(PRINT_ANY, "ethertype", "ethertype %#06llx ",
+			    rta_getattr_u16(tb[TCA_HBH_ETHERTYPE]));
 	return 0;
 }
 
@@ -353,8 +419,8 @@ static int hbh_print_xstats(struct qdisc_util *qu, FILE *f,
 
 	if (!xstats)
 		return 0;
-	/* a flow's (class) statistics are longer than the qdisc's */
-	if (RTA_PAYLOAD(xstats) >= sizeof(struct tc_hbh_flow_xstats)) {
+	/* a flow's (class) statistics: their size is never the qdisc's */
+	if (RTA_PAYLOAD(xstats) == sizeof(struct tc_hbh_flow_xstats)) {
 		struct tc_hbh_flow_xstats fst;
 
 		memcpy(&fst, RTA_DATA(xstats), sizeof(fst));
@@ -394,6 +460,14 @@ static int hbh_print_xstats(struct qdisc_util *qu, FILE *f,
 		print_u64(PRINT_ANY, "fb_bytes", " fb_bytes %llu", st.fb_bytes);
 		print_u64(PRINT_ANY, "fb_unsendable", " fb_unsendable %llu",
 			  st.fb_unsendable);
+	}
+	if (RTA_PAYLOAD(xstats) >= offsetof(struct tc_hbh_xstats, fb_replay) +
+				   sizeof(st.fb_replay)) {
+		print_nl();
+		print_u64(PRINT_ANY, "fb_badauth", " fb_badauth %llu",
+			  st.fb_badauth);
+		print_u64(PRINT_ANY, "fb_replay", " fb_replay %llu",
+			  st.fb_replay);
 	}
 	return 0;
 }

@@ -24,6 +24,13 @@ enum {
 	TCA_HBH_MODE,		/* u8: enum tc_hbh_mode */
 	TCA_HBH_PAD,
 	TCA_HBH_DERIVED,	/* u8, dump only: TC_HBH_DERIVED_* of the values in use */
+	TCA_HBH_KEY,		/* binary, set only: the link's key, HBH_KEY_MIN or
+				 * HBH_KEY_MAX bytes; empty: no key.  Never dumped.
+				 */
+	TCA_HBH_KEYED,		/* u8, dump only: 1 if reports are authenticated */
+	TCA_HBH_ETHERTYPE,	/* u16: the reports' Ethertype, host order; set at
+				 * creation only (default HBH_ETH_P)
+				 */
 	__TCA_HBH_MAX
 };
 
@@ -48,6 +55,9 @@ enum tc_hbh_mode {
 #define HBH_PERIOD_MAX		1000000000U	/* 1 s */
 #define HBH_HOPRTT_MIN		10000U		/* 10 us */
 #define HBH_HOPRTT_MAX		4000000000U	/* 4 s */
+#define HBH_KEY_MIN		16U		/* bytes: 128-bit key */
+#define HBH_KEY_MAX		32U		/* bytes: 256-bit key */
+#define HBH_ETHERTYPE_MIN	0x0600U		/* below: an 802.3 length */
 
 /* Defaults of the options left out at creation (rate has none). */
 #define HBH_LIMIT_DEFAULT	10000U		/* packets */
@@ -62,8 +72,9 @@ enum tc_hbh_mode {
 #define HBH_MODE_DEFAULT	TC_HBH_MODE_HBH
 
 /*
- * TCA_STATS_APP; newer members are only ever appended, and the struct stays
- * shorter than struct tc_hbh_flow_xstats (112 bytes).
+ * TCA_STATS_APP; newer members are only ever appended, and the struct's
+ * size never equals that of struct tc_hbh_flow_xstats (112 bytes): tc hands
+ * both to the plugin's print_xstats, which tells them apart by size.
  */
 struct tc_hbh_xstats {
 	__u32 flows;		/* flows in the table */
@@ -85,6 +96,12 @@ struct tc_hbh_xstats {
 	__u64 fb_unsendable;	/* report entries not sent: upstream not Ethernet
 				 * or its MTU below one entry, or beyond the
 				 * period's route lookups (sent on a later visit)
+				 */
+	__u64 fb_badauth;	/* reports refused: no tag, a wrong tag, or a
+				 * keyed report at a qdisc without a key
+				 */
+	__u64 fb_replay;	/* authentic reports refused: counter already
+				 * seen or older than the window
 				 */
 };
 
@@ -111,7 +128,7 @@ struct hbh_flow_key {
 };
 
 /*
- * Always longer than struct tc_hbh_xstats: tc hands both to the plugin's
+ * Never the size of struct tc_hbh_xstats: tc hands both to the plugin's
  * print_xstats, which tells them apart by size.
  */
 struct tc_hbh_flow_xstats {
@@ -139,7 +156,8 @@ struct tc_hbh_flow_xstats {
 #define HBH_ETH_P		0x88B5		/* IEEE 802 local experimental 1 */
 #define HBH_FB_MAGIC		0x4842		/* "HB" */
 #define HBH_FB_VERSION		1
-#define HBH_FB_TYPE_REPORT	1
+#define HBH_FB_TYPE_REPORT	1	/* unauthenticated */
+#define HBH_FB_TYPE_REPORT_KEYED 2	/* entries, then struct hbh_fb_auth */
 
 struct hbh_fb_hdr {
 	__be16 magic;
@@ -163,6 +181,21 @@ struct hbh_fb_entry {
 	__be32 origin;		/* node whose queue this is (e2e relays) */
 	__be64 arrived;		/* cumulative bytes of the flow arrived (incl. drops) */
 	__be64 departed;	/* cumulative bytes of the flow sent on */
+};
+
+/*
+ * The trailer of a keyed report (HBH_FB_TYPE_REPORT_KEYED), after the
+ * entries.  "counter" is the sender's (header "node"), +1 per keyed frame,
+ * never reused by one qdisc.  "tag" is keyed BLAKE2s with a 16-byte output
+ * (RFC 7693) under the link's key, over the Ethernet destination, source
+ * and Ethertype (14 bytes, as sent) followed by the frame's payload up to
+ * and including "counter".
+ */
+#define HBH_FB_TAG_LEN		16
+
+struct hbh_fb_auth {
+	__be64 counter;
+	__u8 tag[HBH_FB_TAG_LEN];
 };
 
 #endif /* _UAPI_CONGAVOID_TC_HBH_H */

@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sch_hbh's keyed feedback (issue 38):
+#
+#   a (eth0) --- (up) r (down) --- (eth0) d        plain veths
+#
+# A UDP flow a -> d (client port 40000) goes through a's "hbh rate 10mbit"
+# on eth0; r's hbh on down, when there is one, reports on it to a.
+#
+# - netlink: a key of a wrong length, a reserved Ethertype, an Ethertype
+#   change are refused with an extack message and change nothing; the key
+#   is never dumped, only "keyed" / "unauthenticated";
+# - a forger without the key (hbh_frames.py report: a large queue, a low
+#   departure rate) sends reports naming the flow: the keyed qdisc counts
+#   each in fb_badauth and the flow keeps its rate (>= 0.95 of the same
+#   window unforged); the same frames against the unkeyed qdisc cut it
+#   (the control: the forgery bites where there is no key);
+# - a neighbour holding the key (frames tagged by Python's hashlib, keyed
+#   BLAKE2s-128, so the format is the documented one): accepted; the same
+#   frames again: fb_replay counts each, nothing applied;
+# - a keyed chain: r's genuine reports control a's flow; frames captured
+#   on a and sent again a second later are replays, every one;
+# - keys that differ: every report refused (fb_badauth), none applied.
+
+ALL_TESTS="keyed_netlink forger key_holder_and_replay keyed_chain key_mismatch"
+
+. "$(dirname "$0")/lib.sh"
+
+require_cmd tc iperf3 jq python3
+require_module sch_hbh
+
+K1=000102030405060708090a0b0c0d0e0f
+K2=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
+FLOW=(10.1.0.1 10.2.0.2 40000 5201)
+
+st() { qdisc_stat "$1" "$2" "$3"; }
+# a's qdisc bytes over SECS: the flow's bit/s through a's hbh
+a_bps() {
+	local b0 b1 t0 t1
+	b0=$(st "$A" eth0 bytes) t0=$(date +%s%N)
+	sleep "$1"
+	b1=$(st "$A" eth0 bytes) t1=$(date +%s%N)
+	awk -v b="$((b1 - b0))" -v t="$((t1 - t0))" 'BEGIN { printf "%d", b * 8 * 1e9 / t }'
+}
+udp_flow() {	# udp_flow SECS RATE: the flow a -> d, in the background
+	ip netns exec "$A" iperf3 -c 10.2.0.2 -u -b "$2" -l 1400 -t "$1" --cport 40000 >/dev/null 2>&1 &
+	UDP_PID=$!
+	defer kill "$UDP_PID"
+}
+forge() {	# forge NS DEV COUNT [KEY [COUNTER]]: reports naming the flow
+	ip netns exec "$1" env HBH_KEY="${4:-}" HBH_COUNTER="${5:-1}" \
+		"$SELFTESTS_DIR/hbh_frames.py" report "$2" "$3" "${FLOW[@]}"
+}
+nl_a() { ip netns exec "$A" "$SELFTESTS_DIR/nl_qdisc.py" eth0 hbh replace "$@"; }
+
+keyed_netlink() {
+	local out show j
+	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit key "$K1"
+	defer ip netns exec "$A" tc qdisc del dev eth0 root
+	show=$(ip netns exec "$A" tc qdisc show dev eth0)
+	j=$(ip netns exec "$A" tc -j qdisc show dev eth0)
+	log "keyed: $show"
+	check "key_never_dumped" eval '! grep -qi "$K1\|0001020304" <<<"$show$j"'
+	check "keyed_shown" eval 'grep -q " keyed " <<<"$show" && test "$(jq -r ".[0].options.keyed" <<<"$j")" = true'
+	check "ethertype_shown ($(jq -r '.[0].options.ethertype' <<<"$j"))" eval 'grep -q "ethertype 0x88b5" <<<"$show"'
+	# 15 bytes: the kernel refuses it, names it, changes nothing
+	out=$(nl_a 1:Q:1250000 14:raw:000102030405060708090a0b0c0d0e 2>&1)
+	log "15-byte key: $out"
+	check "key_15_bytes_refused" eval 'grep -q "key must be 16 or 32 bytes" <<<"$out"'
+	out=$(nl_a 1:Q:1250000 14:raw:"${K2}00" 2>&1)
+	check "key_33_bytes_refused" eval 'grep -q "errno" <<<"$out"'
+	check "still_keyed" eval 'ip netns exec "$A" tc qdisc show dev eth0 | grep -q " keyed "'
+	out=$(nl_a 1:Q:1250000 16:H:$((0x0800)) 2>&1)
+	log "ethertype 0x0800: $out"
+	check "ethertype_ip_refused" eval 'grep -q "ethertype is one the stack uses" <<<"$out"'
+	out=$(ip netns exec "$A" tc qdisc change dev eth0 root hbh ethertype 0x88b6 2>&1)
+	log "ethertype change: $out"
+	check "ethertype_change_refused" eval 'grep -q "set when the qdisc is created" <<<"$out"'
+	check "ethertype_below_0x600_refused" eval '! ip netns exec "$A" tc qdisc replace dev eth0 root hbh rate 10mbit ethertype 0x5dc 2>/dev/null'
+	check "plugin_refuses_short_key" eval '! ip netns exec "$A" tc qdisc change dev eth0 root hbh key 0011 2>/dev/null'
+	ip netns exec "$A" tc qdisc change dev eth0 root hbh nokey
+	show=$(ip netns exec "$A" tc qdisc show dev eth0)
+	log "nokey: $show"
+	check "nokey_unauthenticated" eval 'grep -q " unauthenticated " <<<"$show"'
+	ip netns exec "$A" tc qdisc del dev eth0 root
+	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit ethertype 0x88b6 key "$K2"
+	show=$(ip netns exec "$A" tc qdisc show dev eth0)
+	log "256-bit key, ethertype 0x88b6: $show"
+	check "key_256_ethertype_set" eval 'grep -q " keyed " <<<"$show" && grep -q "ethertype 0x88b6" <<<"$show" && ! grep -qi "$K2" <<<"$show"'
+}
+
+# forged reports: counted and harmless with a key, harmful without
+forger() {
+	local base keyed bad0 bad sent sent2 open rcv0 rcv
+	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit key "$K1"
+	defer ip netns exec "$A" tc qdisc del dev eth0 root
+	udp_flow 30 8M
+	sleep 2
+	base=$(a_bps 3)
+	bad0=$(st "$A" eth0 fb_badauth) rcv0=$(st "$A" eth0 fb_received)
+	forge "$R" up 2000 >"$TMP_DIR/sent" &
+	keyed=$(a_bps 3)
+	wait $!
+	sent=$(cat "$TMP_DIR/sent")
+	bad=$(($(st "$A" eth0 fb_badauth) - bad0)) rcv=$(($(st "$A" eth0 fb_received) - rcv0))
+	# the control: the same forgery, no key
+	ip netns exec "$A" tc qdisc change dev eth0 root hbh nokey
+	forge "$R" up 2000 >"$TMP_DIR/sent2" &
+	open=$(a_bps 3)
+	wait $!
+	sent2=$(cat "$TMP_DIR/sent2")
+	log "flow through a: $base bit/s unforged; $keyed bit/s while $sent forged reports came in (keyed: fb_badauth +$bad, fb_received +$rcv); $open bit/s while $sent2 came in unkeyed"
+	check "flow_ran ($base bit/s)" fcmp "$base" ">" 6000000
+	check "forged_sent ($sent)" test "${sent:-0}" -ge 2000
+	check "forged_all_badauth ($bad of $sent)" test "$bad" = "$sent"
+	check "forged_none_applied ($rcv)" test "$rcv" = 0
+	check "forged_rate_kept ($keyed >= 0.95 x $base)" fcmp "$keyed" ">=" "$(awk -v b="$base" 'BEGIN { print 0.95 * b }')"
+	# (the test's power: the same forgery does cut an unkeyed flow; 0.75
+	# of the unforged rate in the first run, 6.12)
+	check "control_forgery_bites_unkeyed ($open < 0.9 x $base)" fcmp "$open" "<" "$(awk -v b="$base" 'BEGIN { print 0.9 * b }')"
+}
+
+# a key holder's frames (tagged in Python) act; the same frames again do not
+key_holder_and_replay() {
+	local rcv0 rep0 bad0 n1 n2 n3 rcv rep bad
+	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit key "$K2"
+	defer ip netns exec "$A" tc qdisc del dev eth0 root
+	udp_flow 10 2M
+	sleep 1
+	rcv0=$(st "$A" eth0 fb_received) rep0=$(st "$A" eth0 fb_replay) bad0=$(st "$A" eth0 fb_badauth)
+	n1=$(forge "$R" up 100 "$K2" 1000)
+	rcv=$(($(st "$A" eth0 fb_received) - rcv0))
+	n2=$(forge "$R" up 100 "$K2" 1000)
+	rep=$(($(st "$A" eth0 fb_replay) - rep0))
+	n3=$(forge "$R" up 100 "$K1" 5000)
+	bad=$(($(st "$A" eth0 fb_badauth) - bad0))
+	log "key holder: $n1 reports, fb_received +$rcv; the same $n2 again: fb_replay +$rep; $n3 under another key: fb_badauth +$bad"
+	check "key_holder_accepted ($rcv of $n1)" eval 'test "$n1" = 100 && test "$rcv" = "$n1"'
+	check "replayed_refused ($rep of $n2)" eval 'test "$n2" = 100 && test "$rep" = "$n2"'
+	check "replay_not_applied" test "$(($(st "$A" eth0 fb_received) - rcv0))" = "$rcv"
+	check "wrong_key_badauth ($bad of $n3)" eval 'test "$n3" = 100 && test "$bad" = "$n3"'
+}
+
+# r's genuine keyed reports control a's flow; captured and sent a second
+# later they are replays, every one
+keyed_chain() {
+	local rcv0 rcv ctl cap sent rep0 rep bad0 bad before after
+	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit key "$K1"
+	defer ip netns exec "$A" tc qdisc del dev eth0 root
+	ip netns exec "$R" tc qdisc add dev down root hbh rate 5mbit key "$K1"
+	defer ip netns exec "$R" tc qdisc del dev down root
+	udp_flow 30 8M
+	sleep 2
+	rcv0=$(st "$A" eth0 fb_received)
+	ip netns exec "$A" "$SELFTESTS_DIR/hbh_frames.py" capture eth0 1 "$TMP_DIR/cap" >"$TMP_DIR/ncap"
+	cap=$(cat "$TMP_DIR/ncap")
+	rcv=$(($(st "$A" eth0 fb_received) - rcv0))
+	ctl=$(st "$A" eth0 controlled)
+	sleep 1
+	before=$(a_bps 2)
+	rep0=$(st "$A" eth0 fb_replay) bad0=$(st "$A" eth0 fb_badauth)
+	ip netns exec "$R" "$SELFTESTS_DIR/hbh_frames.py" replay up "$TMP_DIR/cap" >"$TMP_DIR/nrep" &
+	after=$(a_bps 2)
+	wait $!
+	sent=$(cat "$TMP_DIR/nrep")
+	rep=$(($(st "$A" eth0 fb_replay) - rep0)) bad=$(($(st "$A" eth0 fb_badauth) - bad0))
+	log "keyed chain: a received $rcv reports in 1 s ($cap captured), $ctl flows controlled; $sent replayed 1 s later: fb_replay +$rep, fb_badauth +$bad; a's rate $before bit/s before, $after during"
+	check "chain_reports_accepted ($rcv)" test "$rcv" -gt 0
+	check "chain_flow_controlled ($ctl)" test "$ctl" -ge 1
+	check "chain_captured ($cap)" eval 'test "${cap:-0}" -gt 0 && test "$sent" = "$cap"'
+	check "chain_replays_refused ($rep of $sent)" test "$rep" = "$sent"
+	check "chain_replays_no_badauth ($bad)" test "$bad" = 0
+	check "chain_rate_kept ($after >= 0.95 x $before)" fcmp "$after" ">=" "$(awk -v b="$before" 'BEGIN { print 0.95 * b }')"
+}
+
+# different keys: every report refused, none applied
+key_mismatch() {
+	local bad rcv ctl sent
+	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit key "$K1"
+	defer ip netns exec "$A" tc qdisc del dev eth0 root
+	ip netns exec "$R" tc qdisc add dev down root hbh rate 5mbit key "$K2"
+	defer ip netns exec "$R" tc qdisc del dev down root
+	udp_flow 5 8M
+	sleep 3
+	sent=$(st "$R" down fb_sent) bad=$(st "$A" eth0 fb_badauth)
+	rcv=$(st "$A" eth0 fb_received) ctl=$(st "$A" eth0 controlled)
+	log "mismatch: r sent $sent reports; a: fb_badauth $bad, fb_received $rcv, controlled $ctl"
+	check "mismatch_reports_sent ($sent)" test "$sent" -gt 0
+	check "mismatch_refused ($bad)" test "$bad" -gt 0
+	check "mismatch_none_applied ($rcv, $ctl controlled)" eval 'test "$rcv" = 0 && test "$ctl" = 0'
+}
+
+setup_prepare() {
+	setup_ns A R D || return 1
+	veth_pair "$A" eth0 "$R" up 10.1.0.1 10.1.0.2 || return 1
+	veth_pair "$R" down "$D" eth0 10.2.0.1 10.2.0.2 || return 1
+	ip -n "$A" route add 10.2.0.0/24 via 10.1.0.2
+	ip -n "$D" route add default via 10.2.0.1
+	ip netns exec "$D" iperf3 -s -D -p 5201 >/dev/null 2>&1
+}
+
+setup_prepare || { echo "# setup failed"; exit $ksft_fail; }
+tests_run
