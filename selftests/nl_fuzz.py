@@ -46,9 +46,9 @@ TCA_KIND, TCA_OPTIONS = 1, 2
 NLA_F_NESTED, NLA_F_NET_BYTEORDER = 0x8000, 0x4000
 TC_H_ROOT = 0xFFFFFFFF
 
-U8, U32, U64, BIN, NONE = "u8", "u32", "u64", "bin", "none"
-SIZE = {U8: 1, U32: 4, U64: 8}
-FMT = {U8: "B", U32: "I", U64: "Q"}
+U8, U16, U32, U64, BIN, NONE = "u8", "u16", "u32", "u64", "bin", "none"
+SIZE = {U8: 1, U16: 2, U32: 4, U64: 8}
+FMT = {U8: "B", U16: "H", U32: "I", U64: "Q"}
 
 # The attributes as the kernel's policies declare them (NONE: no policy
 # entry, which the strict parse refuses).
@@ -61,8 +61,15 @@ HBH = {1: ("rate", U64), 2: ("limit", U32), 3: ("flow_limit", U32),
        4: ("setpoint", U32), 5: ("period", U32), 6: ("alpha", U32),
        7: ("beta", U32), 8: ("rise", U64), 9: ("rate_min", U64),
        10: ("hoprtt", U32), 11: ("mode", U8), 12: ("pad", NONE),
-       13: ("derived", NONE)}
-HBH_MAX = 13
+       13: ("derived", NONE), 14: ("key", BIN), 15: ("keyed", NONE),
+       16: ("ethertype", U16)}
+HBH_MAX = 16
+HBH_KEY_LENS = (0, 16, 32)	# 0: no key
+HBH_ETH_P = 0x88B5
+# the Ethertypes hbh refuses: IPv4, ARP, IPv6, 802.1Q, 802.1ad, MPLS, EAPOL, LLDP
+HBH_RESERVED = {0x0800, 0x0806, 0x86DD, 0x8100, 0x88A8, 0x8847, 0x8848, 0x888E, 0x88CC}
+# NLA_BINARY's maximum length in each policy
+BIN_MAX = {"decbit": 16 * 4, "hbh": 32}
 
 LIMIT_MAX = 1000000
 THRESHOLD_MAX = 1000000000
@@ -88,7 +95,7 @@ RANGES = {
                11: (0, CATCHUP_MAX)},
     "hbh": {1: (1, RATE_MAX), 2: (1, LIMIT_MAX), 3: (1, LIMIT_MAX),
             5: (PERIOD_MIN, PERIOD_MAX), 6: (1, HBH_SCALE), 7: (1, HBH_SCALE),
-            10: (HOPRTT_MIN, HOPRTT_MAX), 11: (0, 2)},
+            10: (HOPRTT_MIN, HOPRTT_MAX), 11: (0, 2), 16: (0x0600, 0xFFFF)},
 }
 
 
@@ -110,7 +117,7 @@ def parse_attrs(data):
     return out
 
 
-def strict_parse(blob, spec, maxtype, ranges=None):
+def strict_parse(blob, spec, maxtype, ranges=None, binmax=INPUT_MAX * 4):
     """What nla_parse_nested() with the qdisc's policy makes of a nest:
     {type: payload} (last duplicate wins), or Reject; every instance of an
     attribute with a range in RANGES must be within it."""
@@ -130,7 +137,7 @@ def strict_parse(blob, spec, maxtype, ranges=None):
             raise Reject("length")
         if t & NLA_F_NESTED:
             raise Reject("nested not expected")
-        if kind == BIN and len(payload) > INPUT_MAX * 4:
+        if kind == BIN and len(payload) > binmax:
             raise Reject("binary too long")
         if ranges and typ in ranges:
             lo, hi = ranges[typ]
@@ -291,6 +298,7 @@ class HbhModel:
         self.period, self.hoprtt = 4000000, 20000000
         self.alpha, self.beta, self.mode = 410, 461, 0
         self.rise_cfg = self.rate_min_cfg = 0
+        self.keyed, self.ethertype = 0, HBH_ETH_P
 
     def copy(self):
         m = HbhModel()
@@ -330,6 +338,16 @@ class HbhModel:
             raise Reject("rise")
         if 11 in tb and g(11) > 2:
             raise Reject("mode")
+        if 14 in tb and len(tb[14]) not in HBH_KEY_LENS:
+            raise Reject("key length")
+        if 16 in tb and g(16) in HBH_RESERVED:
+            raise Reject("ethertype reserved")
+        if 16 in tb and not create and g(16) != self.ethertype:
+            raise Reject("ethertype changed")
+        if 14 in tb:
+            self.keyed = 1 if len(tb[14]) else 0
+        if 16 in tb:
+            self.ethertype = g(16)
         self.rate, self.rate_min_cfg, self.rise_cfg = rate, rate_min, rise
         self.limit, self.flow_limit, self.setpoint = limit, flow_limit, setpoint
         self.period, self.hoprtt = get(5, self.period), get(10, self.hoprtt)
@@ -349,12 +367,14 @@ class HbhModel:
                 5: struct.pack("I", self.period), 6: struct.pack("I", self.alpha),
                 7: struct.pack("I", self.beta), 8: struct.pack("Q", rise),
                 9: struct.pack("Q", rate_min), 10: struct.pack("I", self.hoprtt),
-                11: struct.pack("B", self.mode), 13: struct.pack("B", derived)}
+                11: struct.pack("B", self.mode), 13: struct.pack("B", derived),
+                15: struct.pack("B", self.keyed), 16: struct.pack("H", self.ethertype)}
 
     @staticmethod
     def replay(dump):
         """What "tc" sends back from a dump: derived values as 0."""
         d = dict(dump)
+        d.pop(15, None)		# "keyed": tc sends nothing, the key stays
         derived = d.pop(13, b"\0")[0]
         if derived & 1:
             d[8] = struct.pack("Q", 0)
@@ -456,6 +476,8 @@ def tcm_of(tgt):
 def boundary_values(kind):
     if kind == U8:
         return [0, 1, 2, 3, 0x7F, 0x80, 0xFF]
+    if kind == U16:
+        return [0, 1, 0x5FF, 0x600, 0x800, 0x86DD, HBH_ETH_P, 0x8100, 0xFFFF]
     vals = [0, 1, 2, 999, 1000, 1001, 10000, 99999, 100000, 100001,
             LIMIT_MAX - 1, LIMIT_MAX, LIMIT_MAX + 1, THRESHOLD_MAX, THRESHOLD_MAX + 1,
             HOPRTT_MAX, HOPRTT_MAX + 1, HBH_SCALE, HBH_SCALE + 1,
@@ -487,7 +509,9 @@ def sane_value(name, rng, ctx):
          "beta": lambda: rng.randint(1, HBH_SCALE),
          "rise": lambda: rng.choice([0, 0, 1000, rng.randint(0, 1000000)]),
          "rate_min": lambda: rng.choice([0, 0, 100, rng.randint(0, 100000)]),
-         "mode": lambda: rng.randint(0, 2)}
+         "mode": lambda: rng.randint(0, 2),
+         "ethertype": lambda: rng.choice([HBH_ETH_P, HBH_ETH_P, 0x88B6, 0x0600, 0x05FF,
+                                          0x0800, 0x86DD, 0xFFFF, rng.randint(0x600, 0xFFFF)])}
     return r[name]()
 
 
@@ -507,6 +531,12 @@ def input_payload(rng, ctx):
     return struct.pack("%dI" % len(lst), *lst)
 
 
+def key_payload(rng):
+    """hbh's key: the lengths it takes (0, 16, 32) and others."""
+    n = rng.choice([0, 1, 15, 16, 16, 17, 31, 32, 32, 33, 64])
+    return bytes(rng.getrandbits(8) for _ in range(n))
+
+
 def gen_attr(rng, model_cls, ctx, t=None):
     spec, maxtype = model_cls.spec, model_cls.maxtype
     c = rng.random()
@@ -523,7 +553,7 @@ def gen_attr(rng, model_cls, ctx, t=None):
         kind = rng.choice([U8, U32, U64])
     c = rng.random()
     if kind == BIN:
-        payload = input_payload(rng, ctx)
+        payload = key_payload(rng) if model_cls is HbhModel else input_payload(rng, ctx)
     elif c < 0.08:
         # wrong size
         payload = bytes(rng.getrandbits(8) for _ in range(rng.choice([0, 1, 2, 3, 5, 6, 7, 9, 12, 16])))
@@ -552,6 +582,9 @@ def gen_sane(rng, model_cls, ctx):
     out = b""
     for t, (name, kind) in model_cls.spec.items():
         if kind == NONE or rng.random() < 0.6:
+            continue
+        if kind == BIN and model_cls is HbhModel:
+            out += attr(t, bytes(rng.getrandbits(8) for _ in range(rng.choice([0, 16, 32]))))
             continue
         if kind == BIN:
             out += attr(t, input_payload(rng, ctx) if rng.random() < 0.3 else b"")
@@ -738,7 +771,7 @@ class Fuzz:
                 if not nested:
                     raise Reject("NLA_F_NESTED missing")
                 tb = strict_parse(inner, self.cls.spec, self.cls.maxtype,
-                                  RANGES.get(self.kind))
+                                  RANGES.get(self.kind), BIN_MAX[self.kind])
         except Reject:
             return False, None, 0
         if not create and tb is None:

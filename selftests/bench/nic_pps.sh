@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Per-packet cost of sch_decbit and sch_hbh on a router between real NICs
-# (virtio-net, four queue pairs, GRO on: selftests/lib.sh nic_router), as
-# ratios within one boot: decbit against pfifo, hbh against fq with 1 000
-# and with 10 000 flows.  Run it in a VM with the NICs:
+# Per-packet cost of sch_decbit and sch_hbh on a router between virtio-net
+# NICs in a TCG guest (four queue pairs, GRO on: selftests/lib.sh
+# nic_router), as ratios within one boot: decbit against pfifo, hbh (with
+# and without a key: keyed, every report it sends is tagged) against fq
+# with 1 000 flows, hbh against fq with 10 000.  Run it in a VM with the NICs:
 #
 #   tools/vm --nics 2 --cpus 1 6.12 -- selftests/bench/nic_pps.sh [ROUNDS] [SECONDS]
 #
@@ -70,14 +71,18 @@ pass() {
 	rotate_rounds "$rounds" "${arms[@]}" || exit 1
 	pktgen_stop
 }
+# a 256-bit key: every report r sends upstream is tagged (keyed BLAKE2s)
+key=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
 res=$( (pass 1000 "pfifo pfifo limit 1000" "decbit decbit limit 1000" "fq fq" \
-	"hbh hbh rate 10gbit"; pass 10000 "fq fq" "hbh hbh rate 10gbit") ) || exit 1
+	"hbh hbh rate 10gbit" "hbhkey hbh rate 10gbit key $key"; pass 10000 "fq fq" "hbh hbh rate 10gbit") ) || exit 1
 pktgen_done
 
 printf '%s\n' "$res" | BENCH_CMD=$bench_cmd python3 "$top/selftests/bench/benchstat.py" pps \
-	nic_pps "Per-packet cost of decbit and hbh between real NICs" \
+	nic_pps "Per-packet cost of decbit and hbh between virtio-net NICs (TCG guest)" \
 	"$out/nic_pps-$krel.json" \
 	--load "pktgen on h0, 60-byte UDP from 1 000 or 10 000 random source ports, through a router between virtio-net NICs (4 queue pairs, GRO on); $secs s per arm and round; hbh at a rate far above what the router forwards" \
 	--ratio "decbit/pfifo (1000 flows)=decbit@1000/pfifo@1000" \
 	--ratio "hbh/fq (1000 flows)=hbh@1000/fq@1000" \
+	--ratio "hbh keyed/fq (1000 flows)=hbhkey@1000/fq@1000" \
+	--ratio "hbh keyed/hbh (1000 flows)=hbhkey@1000/hbh@1000" \
 	--ratio "hbh/fq (10000 flows)=hbh@10000/fq@10000"

@@ -56,7 +56,9 @@ static void explain(void)
 		"  key         the link's key, 32 or 64 hex digits (128 or 256 bits),\n"
 		"              the same on both neighbours: reports are tagged and\n"
 		"              checked (keyed BLAKE2s), replays refused; never shown\n"
-		"  nokey       reports unauthenticated (the default)\n"
+		"  nokey       reports unauthenticated (the default); a dump's\n"
+		"              \"unauthenticated\" means the same, its \"keyed\"\n"
+		"              keeps the key in use\n"
 		"  ethertype   of the reports, at creation only (default 0x%04x)\n"
 		"  TIME takes s, ms, us or ns; a bare number is in microseconds.\n",
 		HBH_LIMIT_MAX, HBH_LIMIT_DEFAULT,
@@ -208,9 +210,13 @@ static int hbh_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				return -1;
 			}
 			have_key = true;
-		} else if (strcmp(*argv, "nokey") == 0) {
+		} else if (strcmp(*argv, "nokey") == 0 ||
+			   strcmp(*argv, "unauthenticated") == 0) {
+			/* "unauthenticated": as a dump prints it */
 			key_len = 0;
 			have_key = true;
+		} else if (strcmp(*argv, "keyed") == 0) {
+			/* as a dump prints it: the key in use stays */
 		} else if (strcmp(*argv, "ethertype") == 0) {
 			char *end;
 
