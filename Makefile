@@ -53,9 +53,9 @@ modules:
 		mkdir -p $$out; \
 		for s in $(MODSRC); do rm -rf $$out/$$s; cp -rs $(TOP)/$$s $$out/$$s; done; \
 		echo "  MODULES $$k"; \
-		$(MAKE) -s -C $(call kdir,$$k) M=$$out CONFIG_DEBUG_INFO_BTF_MODULES= modules; \
+		$(MAKE) -s -C $(call kdir,$$k) M=$$out CONFIG_DEBUG_INFO_BTF_MODULES= CONGAVOID_WERROR=1 modules; \
 		rm -rf $$out/testmod; mkdir -p $$out/testmod; cp -rs $(TOP)/selftests/stopdev $$out/testmod/stopdev; \
-		$(MAKE) -s -C $(call kdir,$$k) M=$$out/testmod/stopdev CONFIG_DEBUG_INFO_BTF_MODULES= modules; \
+		$(MAKE) -s -C $(call kdir,$$k) M=$$out/testmod/stopdev CONFIG_DEBUG_INFO_BTF_MODULES= CONGAVOID_WERROR=1 modules; \
 	done
 
 tc:
@@ -86,7 +86,8 @@ demo: setup all
 reproduce: setup all
 	@$(TOP)/tools/reproduce
 
-deb: setup
+# only the packages' Build-Depends: no VM test bed, no iproute2 source
+deb:
 	@$(TOP)/tools/mkdeb
 
 check-deb: setup

@@ -12,9 +12,18 @@
 #include <string.h>
 #include <strings.h>
 
+#ifdef CONGAVOID_TC_IPROUTE2
+/* the cross-check build, against iproute2's source (tools/tc/Makefile) */
 #include "utils.h"
 #include "json_print.h"
+#include "ll_map.h"
 #include "tc_util.h"
+#endif
+#include "tc_abi.h"
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
 
 /* A packet count in 1..@max, "N" or "Np" (as the plugins print it). */
 static inline int cav_get_packets(__u32 *val, const char *s, __u32 max)

@@ -11,10 +11,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "utils.h"
-#include "ll_map.h"
-#include "tc_util.h"
-
 #include <congavoid/tc_decbit.h>
 #include "congavoid_tc.h"
 

@@ -16,9 +16,6 @@
 #include <stdint.h>
 #include <arpa/inet.h>
 
-#include "utils.h"
-#include "tc_util.h"
-
 #include <congavoid/tc_hbh.h>
 #include "congavoid_tc.h"
 
