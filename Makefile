@@ -39,7 +39,7 @@ endif
 # build folder so that the tree itself stays clean.
 MODSRC := Kbuild include $(wildcard tcp_decbit tcp_bimodal sch_decbit sch_hbh tcp_fixedwin)
 
-.PHONY: all modules tc man deb check-deb unit build32 check check-debug demo reproduce install setup clean FORCE
+.PHONY: all modules tc man deb check-deb unit build32 check check-debug demo publish-demo reproduce install setup clean FORCE
 
 all: modules tc man
 
@@ -82,6 +82,10 @@ check-debug: setup
 
 demo: setup all
 	@$(TOP)/tools/demo
+
+# the demo's results page into docs/results (make demo writes results/ only)
+publish-demo:
+	@$(TOP)/tools/experiment page $(TOP)/results/demo
 
 reproduce: setup all
 	@$(TOP)/tools/reproduce

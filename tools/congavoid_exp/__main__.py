@@ -4,7 +4,13 @@
   experiment run SCENARIO.toml [--out DIR] [--arms A,B] [--reps N]
                  [--no-plots]
   experiment plot DIR        (plots of a finished run)
-  experiment page DIR        (its results page, docs/results/NAME-KERNEL.md)
+  experiment page DIR [--to PAGEDIR]
+                             (its results page, NAME-KERNEL.md, in PAGEDIR,
+                             default docs/results: publishing is this
+                             command, never a side effect of a run)
+  experiment flent RUNDIR [-o FILE]
+                             (one arm's run as a Flent data file, test
+                             tcp_nup: flent -i FILE -p upload)
   experiment validate SCENARIO.toml...
   experiment list
   experiment demo            (= run tools/scenarios/demo.toml)
@@ -148,6 +154,10 @@ def main(argv=None):
     pl.add_argument("dir")
     pg = sub.add_parser("page", help="write a finished run's results page")
     pg.add_argument("dir")
+    pg.add_argument("--to", help="where the page goes (default docs/results)")
+    fl = sub.add_parser("flent", help="export one arm's run for Flent")
+    fl.add_argument("dir", help="the run's directory (its samples.jsonl)")
+    fl.add_argument("-o", "--out", help="the file (default DIR/<name>.flent.gz)")
     v = sub.add_parser("validate", help="check scenario files")
     v.add_argument("scenario", nargs="+")
     sub.add_parser("list", help="list the scenarios in tools/scenarios")
@@ -183,8 +193,12 @@ def main(argv=None):
             for f in report.plots(res, d):
                 print(f)
             return 0
+        if a.cmd == "flent":
+            from . import flent
+            print(flent.export(Path(a.dir), a.out))
+            return 0
         if a.cmd == "page":
-            print(report.page(Path(a.dir)))
+            print(report.page(Path(a.dir), a.to))
             return 0
         if os.geteuid() != 0:
             print("experiment: needs root (network namespaces, modules)",
