@@ -49,12 +49,17 @@ hbh_chain() {
 	big_buffers "$H0" "$H1" "$X"
 }
 
-# hoprtt_of NS ADDR: the measured round trip of one link (its netem plus
-# the guest's timer latency), as an operator would set hoprtt, e.g. 20512us
+# hoprtt_of NS ADDR: the round trip of one link (its netem plus the
+# guest's timer latency), as an operator would set hoprtt, e.g. 20512us:
+# the least of ten pings, so that a guest that stalls during one of them
+# (TCG) does not set it (the mean of five once read 46 ms on a 20 ms link,
+# and the hop's queue settled 42 % above its setpoint); "null" if no ping
+# came back
 hoprtt_of() {
 	local r
-	r=$(ip netns exec "$1" ping -c 5 -i 0.2 -q "$2" | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
-	awk -v r="${r:-20}" 'BEGIN { printf "%dus", r * 1000 }'
+	r=$(ip netns exec "$1" ping -c 10 -i 0.1 -q "$2" | sed -n 's|.*= \([0-9.]*\)/.*|\1|p')
+	[ -n "$r" ] || { echo null; return; }
+	awk -v r="$r" 'BEGIN { printf "%dus", r * 1000 }'
 }
 
 # rtt_ms NS ADDR: the mean of three pings, ms

@@ -67,7 +67,7 @@ options() {
 	# (the automatic handle is whatever the kernel's counter, shared by
 	# every namespace, has reached: after make check-debug's 100 000-case
 	# fuzz it was edc4:)
-	check "options_shown" grep -q 'decbit [0-9a-f]*: root refcnt [0-9]* limit 500p threshold 1.5 hysteresis 0.5 rate 10Mbit catchup 2.5ms nonect drop' <<<"$shown"
+	check "options_shown" grep -q 'decbit [0-9a-f]*: root refcnt [0-9]* limit 500p threshold 1.5 hysteresis 0.5 rate 10Mbit catchup 2500us nonect drop' <<<"$shown"
 	js=$(ip netns exec "$R1" tc -j qdisc show dev rb0 | jq -c '.[0].options')
 	log "$js"
 	check "options_json" test "$js" = '{"limit":500,"threshold":1.5,"hysteresis":0.5,"rate":1250000,"catchup":2500000,"nonect":"drop"}'

@@ -11,11 +11,12 @@
 # and a wire namespace that delays both directions by 10 ms, so each hop's
 # round trip is 20 ms (hoprtt) and feedback crosses the same delay as data.
 # Options, bad options, one UDP flow (no loss anywhere, link filled, queue
-# at the setpoint, against the drop-tail baseline), bad and spoofed
+# at the setpoint, against the drop-tail baseline; the same with a key on
+# every hop, every report authenticated), bad and spoofed
 # feedback on a live link, TCP, cross traffic, end-to-end mode, 10 000
 # flows and garbage collection, change/delete under traffic.
 
-ALL_TESTS="options bad_options udp_fill hostile_feedback tcp_fill
+ALL_TESTS="options bad_options udp_fill keyed_fill hostile_feedback tcp_fill
 	cross_traffic e2e_mode flow_table change_delete"
 
 . "$(dirname "$0")/lib.sh"
@@ -185,11 +186,17 @@ bad_options() {
 # guest's late timers hold a shaper below the 0.95 target: the floors are
 # just below what this testbed measured, docs/testing.md); then the same
 # flow through mode fifo, the drop-tail baseline, loses packets
-udp_fill() {
+udp_fill() { hbh_fill; }
+# keyed_fill: the same with a key on every hop (issue 38): no loss, the
+# same utilisation and fill time, every report authenticated
+keyed_fill() { hbh_fill key "$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"; }
+# hbh_fill [HBH OPTIONS]: udp_fill's checks with OPTIONS on every hop; the
+# fifo baseline only without OPTIONS
+hbh_fill() {
 	local base_rtt u urc h0_controlled fill util qset qmax lost drops sent softnet_drops d
-	local util_fifo fill90 fill85
+	local util_fifo fill90 fill85 ns keyed bad
 	base_rtt=$(rtt_ms "$H0" 10.3.0.2)
-	all_hbh
+	all_hbh "$@"
 	sample "$R2" 8
 	udp_run 6 40M &
 	u=$!
@@ -212,6 +219,9 @@ udp_fill() {
 	log "r2: $(ip netns exec "$R2" tc -s qdisc show dev down | tr '\n' ' ')"
 	log "outside the qdiscs: iperf3 (exit $urc) lost $lost of $sent; softnet backlog drops $softnet_drops (whole guest, since boot)"
 	# the flow ran and the sampler saw r2 carry it
+	# the precondition of the queue's check: hoprtt is the hop's round
+	# trip (two 10 ms netem delays and the guest's latency)
+	check "hoprtt_is_the_hops ($HOPRTT: 20000-25000us)" eval '[[ $HOPRTT =~ ^[0-9]+us$ ]] && test "${HOPRTT%us}" -ge 20000 -a "${HOPRTT%us}" -le 25000'
 	check "udp_flow_ran (iperf3 exit $urc, $sent datagrams, $(udp_bps) bit/s received, r2 utilisation $util)" \
 		eval 'udp_ran "$urc" && fcmp "$util" ">" 0'
 	# No hop's queue drops a packet.  iperf3 on 6.1 has counted a few
@@ -228,6 +238,18 @@ udp_fill() {
 	read -r fill _ <<<"$(analyse "$TMP_DIR/samples" "$(awk -v f="$UDP_FILL_FRAC" -v c=$C 'BEGIN { print f * c }')")"
 	log "udp fill: $fill ms to $UDP_FILL_FRAC of $C bit/s; 5 end-to-end RTTs: $(awk -v r="$base_rtt" 'BEGIN { print 5 * r }') ms"
 	perf_check "udp_fills_within_5_rtt ($fill ms to $UDP_FILL_FRAC x C, -1: never)" eval 'fcmp "$fill" ">=" 0 && fcmp "$fill" "<=" "$(awk -v r="$base_rtt" "BEGIN { print 5 * r }")"'
+	if [ $# -gt 0 ]; then
+		keyed=0 bad=0
+		for ns in "$H0" "$X" "$R1" "$R2" "$R3"; do
+			ip netns exec "$ns" tc qdisc show dev down | grep -q ' keyed ' && keyed=$((keyed + 1))
+			bad=$((bad + $(hstat "$ns" fb_badauth) + $(hstat "$ns" fb_replay)))
+		done
+		log "keyed: $keyed of 5 hops; reports refused (fb_badauth + fb_replay) $bad"
+		check "keyed_every_hop ($keyed of 5)" test "$keyed" = 5
+		check "keyed_none_refused ($bad)" test "$bad" = 0
+		no_hbh
+		return
+	fi
 	no_hbh
 
 	all_hbh mode fifo

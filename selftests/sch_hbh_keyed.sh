@@ -174,21 +174,41 @@ keyed_chain() {
 	check "chain_rate_kept ($after >= 0.95 x $before)" fcmp "$after" ">=" "$(awk -v b="$before" 'BEGIN { print 0.95 * b }')"
 }
 
-# different keys: every report refused, none applied
+# different keys: every report refused, none applied; r loses no more of
+# the flow than r as a fifo of the same size does (mode fifo, limit 100:
+# hbh's flow_limit), the same offered load
+r_loss() {	# r_loss: "<drops> <packets>" of r's qdisc on down
+	echo "$(st "$R" down drops) $(st "$R" down packets)"
+}
 key_mismatch() {
-	local bad rcv ctl sent
+	local bad rcv ctl sent d0 p0 d1 p1 lossm lossf
 	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit key "$K1"
 	defer ip netns exec "$A" tc qdisc del dev eth0 root
 	ip netns exec "$R" tc qdisc add dev down root hbh rate 5mbit key "$K2"
 	defer ip netns exec "$R" tc qdisc del dev down root
 	udp_flow 5 8M
+	sleep 1
+	read -r d0 p0 <<<"$(r_loss)"
 	sleep 3
+	read -r d1 p1 <<<"$(r_loss)"
 	sent=$(st "$R" down fb_sent) bad=$(st "$A" eth0 fb_badauth)
 	rcv=$(st "$A" eth0 fb_received) ctl=$(st "$A" eth0 controlled)
-	log "mismatch: r sent $sent reports; a: fb_badauth $bad, fb_received $rcv, controlled $ctl"
+	lossm=$(awk -v d=$((d1 - d0)) -v p=$((p1 - p0)) 'BEGIN { if (d + p > 0) printf "%.3f", d / (d + p); else print "null" }')
+	wait "$UDP_PID"
+	sleep 1
+	ip netns exec "$R" tc qdisc replace dev down root hbh rate 5mbit mode fifo limit 100
+	udp_flow 5 8M
+	sleep 1
+	read -r d0 p0 <<<"$(r_loss)"
+	sleep 3
+	read -r d1 p1 <<<"$(r_loss)"
+	lossf=$(awk -v d=$((d1 - d0)) -v p=$((p1 - p0)) 'BEGIN { if (d + p > 0) printf "%.3f", d / (d + p); else print "null" }')
+	log "mismatch: r sent $sent reports; a: fb_badauth $bad, fb_received $rcv, controlled $ctl; r lost $lossm of the flow's packets in 3 s, as a fifo of 100 packets $lossf"
 	check "mismatch_reports_sent ($sent)" test "$sent" -gt 0
 	check "mismatch_refused ($bad)" test "$bad" -gt 0
 	check "mismatch_none_applied ($rcv, $ctl controlled)" eval 'test "$rcv" = 0 && test "$ctl" = 0'
+	check "mismatch_flows_ran (loss $lossm keyed, $lossf fifo)" eval 'fcmp "$lossm" ">=" 0 && fcmp "$lossf" ">" 0'
+	check "mismatch_loss_as_fifo ($lossm <= $lossf + 0.02)" fcmp "$lossm" "<=" "$(awk -v f="$lossf" 'BEGIN { print f + 0.02 }')"
 }
 
 setup_prepare() {

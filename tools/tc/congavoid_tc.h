@@ -105,14 +105,30 @@ static inline int cav_get_time_ns(__u32 *val, const char *s, __u32 min, __u32 ma
 	return 0;
 }
 
-/* Text: "hoprtt 4ms"; JSON: "hoprtt": 4000000 (ns, as q_fq's timer_slack). */
+/*
+ * Text: "hoprtt 4ms", in the largest unit that holds the value exactly
+ * ("12345us", not tc's three digits "12.3ms"), so that a dump replays to
+ * the same value; JSON: "hoprtt": 4000000 (ns, as q_fq's timer_slack).
+ */
 static inline void cav_print_time(const char *key, __u32 ns)
 {
-	SPRINT_BUF(b1);
+	static const struct {
+		const char *name;
+		__u32 ns;
+	} units[] = { { "s", 1000000000 }, { "ms", 1000000 }, { "us", 1000 } };
+	char b1[32];
+	size_t i;
 
+	snprintf(b1, sizeof(b1), "%uns", ns);
+	for (i = 0; ns && i < ARRAY_SIZE(units); i++)
+		if (ns % units[i].ns == 0) {
+			snprintf(b1, sizeof(b1), "%u%s", ns / units[i].ns,
+				 units[i].name);
+			break;
+		}
 	print_uint(PRINT_JSON, key, NULL, ns);
 	print_string(PRINT_FP, NULL, "%s ", key);
-	print_string(PRINT_FP, NULL, "%s ", sprint_time64(ns, b1));
+	print_string(PRINT_FP, NULL, "%s ", b1);
 }
 
 #endif /* _CONGAVOID_TC_H */
