@@ -12,7 +12,8 @@
 #   change are refused with an extack message and change nothing; the key
 #   is never dumped, only "keyed" / "unauthenticated";
 # - a forger without the key (hbh_frames.py report: a large queue, a low
-#   departure rate) sends reports naming the flow: the keyed qdisc counts
+#   departure rate) sends reports naming the flow, unkeyed and tagged under
+#   a key of its own: the keyed qdisc counts
 #   each in fb_badauth and the flow keeps its rate (>= 0.95 of the same
 #   window unforged); the same frames against the unkeyed qdisc cut it
 #   (the control: the forgery bites where there is no key);
@@ -32,6 +33,7 @@ require_module sch_hbh
 
 K1=000102030405060708090a0b0c0d0e0f
 K2=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
+K3=f0e1d2c3b4a5968778695a4b3c2d1e0f
 FLOW=(10.1.0.1 10.2.0.2 40000 5201)
 
 st() { qdisc_stat "$1" "$2" "$3"; }
@@ -99,10 +101,12 @@ forger() {
 	sleep 2
 	base=$(a_bps 3)
 	bad0=$(st "$A" eth0 fb_badauth) rcv0=$(st "$A" eth0 fb_received)
-	forge "$R" up 2000 >"$TMP_DIR/sent" &
+	# half unkeyed, half keyed with a key of the forger's own (a tag that
+	# is well-formed and wrong)
+	{ forge "$R" up 1000; forge "$R" up 1000 "$K3" 1; } >"$TMP_DIR/sent" &
 	keyed=$(a_bps 3)
 	wait $!
-	sent=$(cat "$TMP_DIR/sent")
+	sent=$(awk '{ s += $1 } END { print s + 0 }' "$TMP_DIR/sent")
 	bad=$(($(st "$A" eth0 fb_badauth) - bad0)) rcv=$(($(st "$A" eth0 fb_received) - rcv0))
 	# the control: the same forgery, no key
 	ip netns exec "$A" tc qdisc change dev eth0 root hbh nokey
