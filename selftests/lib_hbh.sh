@@ -49,6 +49,16 @@ hbh_chain() {
 	big_buffers "$H0" "$H1" "$X"
 }
 
+# hbh_ard: the plain-veth topology a (eth0) --- (up) r (down) --- (eth0) d
+# of sch_hbh_hostile.sh and sch_hbh_keyed.sh, routed a -> d through r
+hbh_ard() {
+	setup_ns A R D || return 1
+	veth_pair "$A" eth0 "$R" up 10.1.0.1 10.1.0.2 || return 1
+	veth_pair "$R" down "$D" eth0 10.2.0.1 10.2.0.2 || return 1
+	ip -n "$A" route add 10.2.0.0/24 via 10.1.0.2
+	ip -n "$D" route add default via 10.2.0.1
+}
+
 # hoprtt_of NS ADDR: the round trip of one link (its netem plus the
 # guest's timer latency), as an operator would set hoprtt, e.g. 20512us:
 # the least of ten pings, so that a guest that stalls during one of them

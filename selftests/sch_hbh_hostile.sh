@@ -402,11 +402,7 @@ class_parent() {
 }
 
 setup_prepare() {
-	setup_ns A R D || return 1
-	veth_pair "$A" eth0 "$R" up 10.1.0.1 10.1.0.2 || return 1
-	veth_pair "$R" down "$D" eth0 10.2.0.1 10.2.0.2 || return 1
-	ip -n "$A" route add 10.2.0.0/24 via 10.1.0.2
-	ip -n "$D" route add default via 10.2.0.1
+	hbh_ard || return 1
 	big_buffers "$A" "$R"
 }
 

@@ -27,6 +27,7 @@
 ALL_TESTS="keyed_netlink forger key_holder_and_replay keyed_chain key_mismatch"
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_hbh.sh"
 
 require_cmd tc iperf3 jq python3
 require_module sch_hbh
@@ -54,12 +55,16 @@ forge() {	# forge NS DEV COUNT [KEY [COUNTER]]: reports naming the flow
 	ip netns exec "$1" env HBH_KEY="${4:-}" HBH_COUNTER="${5:-1}" \
 		"$SELFTESTS_DIR/hbh_frames.py" report "$2" "$3" "${FLOW[@]}"
 }
+# hbh_on NS DEV OPTIONS...: DEV's root hbh, removed when the test returns
+hbh_on() {
+	ip netns exec "$1" tc qdisc add dev "$2" root hbh "${@:3}" || return 1
+	defer ip netns exec "$1" tc qdisc del dev "$2" root
+}
 nl_a() { ip netns exec "$A" "$SELFTESTS_DIR/nl_qdisc.py" eth0 hbh replace "$@"; }
 
 keyed_netlink() {
 	local out show j
-	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit key "$K1"
-	defer ip netns exec "$A" tc qdisc del dev eth0 root
+	hbh_on "$A" eth0 rate 10mbit key "$K1"
 	show=$(ip netns exec "$A" tc qdisc show dev eth0)
 	j=$(ip netns exec "$A" tc -j qdisc show dev eth0)
 	log "keyed: $show"
@@ -95,8 +100,7 @@ keyed_netlink() {
 # forged reports: counted and harmless with a key, harmful without
 forger() {
 	local base keyed bad0 bad sent sent2 open rcv0 rcv
-	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit key "$K1"
-	defer ip netns exec "$A" tc qdisc del dev eth0 root
+	hbh_on "$A" eth0 rate 10mbit key "$K1"
 	udp_flow 30 8M
 	sleep 2
 	base=$(a_bps 3)
@@ -128,8 +132,7 @@ forger() {
 # a key holder's frames (tagged in Python) act; the same frames again do not
 key_holder_and_replay() {
 	local rcv0 rep0 bad0 n1 n2 n3 rcv rep bad
-	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit key "$K2"
-	defer ip netns exec "$A" tc qdisc del dev eth0 root
+	hbh_on "$A" eth0 rate 10mbit key "$K2"
 	udp_flow 10 2M
 	sleep 1
 	rcv0=$(st "$A" eth0 fb_received) rep0=$(st "$A" eth0 fb_replay) bad0=$(st "$A" eth0 fb_badauth)
@@ -150,10 +153,8 @@ key_holder_and_replay() {
 # later they are replays, every one
 keyed_chain() {
 	local rcv0 rcv ctl cap sent rep0 rep bad0 bad before after
-	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit key "$K1"
-	defer ip netns exec "$A" tc qdisc del dev eth0 root
-	ip netns exec "$R" tc qdisc add dev down root hbh rate 5mbit key "$K1"
-	defer ip netns exec "$R" tc qdisc del dev down root
+	hbh_on "$A" eth0 rate 10mbit key "$K1"
+	hbh_on "$R" down rate 5mbit key "$K1"
 	udp_flow 30 8M
 	sleep 2
 	rcv0=$(st "$A" eth0 fb_received)
@@ -186,10 +187,8 @@ r_loss() {	# r_loss: "<drops> <packets>" of r's qdisc on down
 }
 key_mismatch() {
 	local bad rcv ctl sent d0 p0 d1 p1 lossm lossf
-	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit key "$K1"
-	defer ip netns exec "$A" tc qdisc del dev eth0 root
-	ip netns exec "$R" tc qdisc add dev down root hbh rate 5mbit key "$K2"
-	defer ip netns exec "$R" tc qdisc del dev down root
+	hbh_on "$A" eth0 rate 10mbit key "$K1"
+	hbh_on "$R" down rate 5mbit key "$K2"
 	udp_flow 5 8M
 	sleep 1
 	read -r d0 p0 <<<"$(r_loss)"
@@ -216,11 +215,7 @@ key_mismatch() {
 }
 
 setup_prepare() {
-	setup_ns A R D || return 1
-	veth_pair "$A" eth0 "$R" up 10.1.0.1 10.1.0.2 || return 1
-	veth_pair "$R" down "$D" eth0 10.2.0.1 10.2.0.2 || return 1
-	ip -n "$A" route add 10.2.0.0/24 via 10.1.0.2
-	ip -n "$D" route add default via 10.2.0.1
+	hbh_ard || return 1
 	ip netns exec "$D" iperf3 -s -D -p 5201 >/dev/null 2>&1
 }
 
