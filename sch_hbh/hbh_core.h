@@ -489,18 +489,32 @@ static inline unsigned int hbh_fb_per_frame_keyed(unsigned int mtu)
 
 /*
  * Replay protection for keyed reports.  A report acts once and only while
- * it is recent: each sender (header "node") numbers its keyed frames
- * (struct hbh_fb_auth "counter"), and a receiver keeps, per sender, the
- * highest counter it accepted and which of the HBH_REPLAY_WINDOW counters
- * below that one it has seen.  A counter seen before, or older than the window, is a
- * replay.  Reordering within the window is accepted.  The receiver keeps
- * HBH_REPLAY_PEERS senders; a new one takes the place of the one heard
- * from longest ago (only frames with a valid tag get here, so only a key
- * holder can make it forget a sender).  A sender that restarts is a new
- * qdisc with a new random node id: it starts afresh, nothing wedges.
+ * it is recent.  Each sender (header "node") counts its keyed frames
+ * (struct hbh_fb_auth "counter") from the time of day: the counter's high
+ * 32 bits are seconds, the low 32 a frame number within the second
+ * (hbh_replay_next), so counters only grow, across restarts of the sender
+ * too.  A receiver keeps, per sender, the highest counter it accepted and
+ * which of the HBH_REPLAY_WINDOW counters below that one it has seen: a
+ * counter seen before, or older than the window, is a replay; reordering
+ * within the window is accepted.
+ *
+ * A sender the receiver does not know (it has just been created, or has
+ * forgotten the sender) is accepted only above a floor: the receiver's
+ * time of day at its creation less HBH_REPLAY_SLACK_S (neighbours' clocks
+ * may differ by that much), raised to the top counter of every sender it
+ * forgets.  So a report captured earlier cannot be replayed to a receiver
+ * that has since restarted or forgotten its sender.  The receiver keeps
+ * HBH_REPLAY_PEERS senders; a new one takes the place of the one heard from
+ * longest ago (only frames with a valid tag get here, so only a key holder
+ * can make it forget a sender).  Nothing wedges: a sender whose clock is
+ * behind the receiver's by S > HBH_REPLAY_SLACK_S waits S - that after the
+ * receiver is created; a forgotten sender's floor is capped at the
+ * receiver's now + HBH_REPLAY_SLACK_S, so a sender ahead of the others
+ * delays new ones by at most that.
  */
 #define HBH_REPLAY_WINDOW	64
 #define HBH_REPLAY_PEERS	8
+#define HBH_REPLAY_SLACK_S	2
 
 struct hbh_replay {
 	u64 top;		/* highest counter accepted */
@@ -509,6 +523,34 @@ struct hbh_replay {
 	u32 node;
 	bool used;
 };
+
+/* A receiver's table: the senders, and the floor for those it does not know. */
+struct hbh_replay_table {
+	struct hbh_replay peer[HBH_REPLAY_PEERS];
+	u64 floor;
+};
+
+/* The counter of second @sec, frame 0. */
+static inline u64 hbh_replay_ctr(u64 sec)
+{
+	return sec << 32;
+}
+
+/* A sender's next counter after @last at time of day @sec (seconds). */
+static inline u64 hbh_replay_next(u64 last, u64 sec)
+{
+	u64 c = hbh_replay_ctr(sec);
+
+	return c > last ? c : last + 1;
+}
+
+/* A new receiver's table at time of day @sec: it knows no sender. */
+static inline void hbh_replay_init(struct hbh_replay_table *t, u64 sec)
+{
+	memset(t->peer, 0, sizeof(t->peer));
+	t->floor = sec > HBH_REPLAY_SLACK_S ?
+		   hbh_replay_ctr(sec - HBH_REPLAY_SLACK_S) : 0;
+}
 
 /* Counter @c of sender @r: fresh (true, recorded) or a replay (false). */
 static inline bool hbh_replay_check(struct hbh_replay *r, u64 c)
@@ -529,35 +571,46 @@ static inline bool hbh_replay_check(struct hbh_replay *r, u64 c)
 }
 
 /*
- * Frame @c of sender @node at @now, against the table @t of
- * HBH_REPLAY_PEERS: true if it is fresh (and now recorded).
+ * Frame @c of sender @node at @now (caller's clock, for the LRU) and time
+ * of day @sec, against the table @t: true if it is fresh (and now
+ * recorded).
  */
-static inline bool hbh_replay_accept(struct hbh_replay *t, u32 node, u64 c,
-				     u64 now)
+static inline bool hbh_replay_accept(struct hbh_replay_table *t, u32 node,
+				     u64 c, u64 now, u64 sec)
 {
-	struct hbh_replay *r = NULL, *old = &t[0];
+	struct hbh_replay *r = NULL, *old = &t->peer[0];
 	unsigned int i;
+	u64 cap;
 
 	for (i = 0; i < HBH_REPLAY_PEERS; i++) {
-		if (t[i].used && t[i].node == node) {
-			r = &t[i];
+		struct hbh_replay *p = &t->peer[i];
+
+		if (p->used && p->node == node) {
+			r = p;
 			break;
 		}
-		if (!t[i].used)
-			old = &t[i];
-		else if (old->used && t[i].last < old->last)
-			old = &t[i];
+		if (!p->used)
+			old = p;
+		else if (old->used && p->last < old->last)
+			old = p;
 	}
-	if (!r) {
-		*old = (struct hbh_replay){
-			.top = c, .seen = 1, .last = now, .node = node,
-			.used = true,
-		};
+	if (r) {
+		if (!hbh_replay_check(r, c))
+			return false;
+		r->last = now;
 		return true;
 	}
-	if (!hbh_replay_check(r, c))
+	if (c <= t->floor)
 		return false;
-	r->last = now;
+	if (old->used) {
+		/* forgotten: its counters so far stay replays */
+		cap = min_t(u64, old->top,
+			    hbh_replay_ctr(sec + HBH_REPLAY_SLACK_S));
+		t->floor = max_t(u64, t->floor, cap);
+	}
+	*old = (struct hbh_replay){
+		.top = c, .seen = 1, .last = now, .node = node, .used = true,
+	};
 	return true;
 }
 

@@ -1221,56 +1221,134 @@ static void test_fb_per_frame(void **state)
 	assert_int_equal(hbh_fb_per_frame_keyed(U32_MAX), HBH_FB_FRAME_MAX);
 }
 
+/* time of day of the replay tests, seconds; B: a counter of that second */
+#define RT_SEC	1800000000ULL
+#define B	hbh_replay_ctr(RT_SEC)
+
 /* one sender: each counter acts once, and only within the window */
 static void test_replay_window(void **state)
 {
-	struct hbh_replay t[HBH_REPLAY_PEERS] = { 0 };
+	struct hbh_replay_table t;
 	u64 c;
 
 	(void)state;
-	assert_true(hbh_replay_accept(t, 7, 1000, 1));
-	assert_false(hbh_replay_accept(t, 7, 1000, 2));	/* again */
-	assert_true(hbh_replay_accept(t, 7, 1001, 3));
-	assert_true(hbh_replay_accept(t, 7, 1010, 4));	/* a gap: lost frames */
-	assert_true(hbh_replay_accept(t, 7, 1005, 5));	/* late, in the window */
-	assert_false(hbh_replay_accept(t, 7, 1005, 6));
-	assert_false(hbh_replay_accept(t, 7, 1001, 6));
+	hbh_replay_init(&t, RT_SEC);
+	assert_true(hbh_replay_accept(&t, 7, B + 1000, 1, RT_SEC));
+	assert_false(hbh_replay_accept(&t, 7, B + 1000, 2, RT_SEC));	/* again */
+	assert_true(hbh_replay_accept(&t, 7, B + 1001, 3, RT_SEC));
+	/* a gap: lost frames */
+	assert_true(hbh_replay_accept(&t, 7, B + 1010, 4, RT_SEC));
+	/* late, in the window */
+	assert_true(hbh_replay_accept(&t, 7, B + 1005, 5, RT_SEC));
+	assert_false(hbh_replay_accept(&t, 7, B + 1005, 6, RT_SEC));
+	assert_false(hbh_replay_accept(&t, 7, B + 1001, 6, RT_SEC));
 	/* the window's edge: top - 63 is in, top - 64 out */
-	assert_true(hbh_replay_accept(t, 7, 1010 - 63, 7));
-	assert_false(hbh_replay_accept(t, 7, 1010 - 64, 7));
-	assert_false(hbh_replay_accept(t, 7, 0, 7));
+	assert_true(hbh_replay_accept(&t, 7, B + 1010 - 63, 7, RT_SEC));
+	assert_false(hbh_replay_accept(&t, 7, B + 1010 - 64, 7, RT_SEC));
+	assert_false(hbh_replay_accept(&t, 7, 0, 7, RT_SEC));
 	/* a jump beyond the window forgets what was below it */
-	assert_true(hbh_replay_accept(t, 7, 5000, 8));
-	assert_false(hbh_replay_accept(t, 7, 1010, 8));
-	assert_true(hbh_replay_accept(t, 7, 4999, 8));
+	assert_true(hbh_replay_accept(&t, 7, B + 5000, 8, RT_SEC));
+	assert_false(hbh_replay_accept(&t, 7, B + 1010, 8, RT_SEC));
+	assert_true(hbh_replay_accept(&t, 7, B + 4999, 8, RT_SEC));
 	/* a frame recorded a second (250 periods) earlier never acts */
-	for (c = 5001; c < 5251; c++)
-		assert_true(hbh_replay_accept(t, 7, c, 9));
-	for (c = 5000; c < 5251; c++)
-		assert_false(hbh_replay_accept(t, 7, c, 10));
-	assert_true(hbh_replay_accept(t, 7, U64_MAX, 11));
-	assert_false(hbh_replay_accept(t, 7, U64_MAX, 11));
+	for (c = B + 5001; c < B + 5251; c++)
+		assert_true(hbh_replay_accept(&t, 7, c, 9, RT_SEC));
+	for (c = B + 5000; c < B + 5251; c++)
+		assert_false(hbh_replay_accept(&t, 7, c, 10, RT_SEC));
+	assert_true(hbh_replay_accept(&t, 7, U64_MAX, 11, RT_SEC));
+	assert_false(hbh_replay_accept(&t, 7, U64_MAX, 11, RT_SEC));
 }
 
-/* senders: a restarted sender (new node) starts afresh; the oldest goes */
+/*
+ * senders: a restarted sender (new node) starts afresh; the oldest goes,
+ * and its counters so far stay replays
+ */
 static void test_replay_peers(void **state)
 {
-	struct hbh_replay t[HBH_REPLAY_PEERS] = { 0 };
+	struct hbh_replay_table t;
 	u32 n;
 
 	(void)state;
+	hbh_replay_init(&t, RT_SEC);
 	for (n = 1; n <= HBH_REPLAY_PEERS; n++)
-		assert_true(hbh_replay_accept(t, n, 100, n));
+		assert_true(hbh_replay_accept(&t, n, B + 100, n, RT_SEC));
 	for (n = 1; n <= HBH_REPLAY_PEERS; n++)
-		assert_false(hbh_replay_accept(t, n, 100, 20));
+		assert_false(hbh_replay_accept(&t, n, B + 100, 20, RT_SEC));
 	/* node 1 heard from again, then a ninth sender: node 2 goes */
-	assert_true(hbh_replay_accept(t, 1, 101, 30));
-	assert_true(hbh_replay_accept(t, 99, 1, 31));
-	assert_false(hbh_replay_accept(t, 1, 101, 32));
+	assert_true(hbh_replay_accept(&t, 1, B + 101, 30, RT_SEC));
+	assert_true(hbh_replay_accept(&t, 99, B + 1, 31, RT_SEC));
+	assert_false(hbh_replay_accept(&t, 1, B + 101, 32, RT_SEC));
 	for (n = 3; n <= HBH_REPLAY_PEERS; n++)
-		assert_false(hbh_replay_accept(t, n, 100, 33));
-	/* forgotten: node 2's next frame is taken as a first one */
-	assert_true(hbh_replay_accept(t, 2, 100, 34));
+		assert_false(hbh_replay_accept(&t, n, B + 100, 33, RT_SEC));
+	/* forgotten: node 2's old frames stay replays, its new ones act */
+	assert_int_equal(t.floor, B + 100);
+	assert_false(hbh_replay_accept(&t, 2, B + 100, 34, RT_SEC));
+	assert_false(hbh_replay_accept(&t, 2, B + 37, 34, RT_SEC));
+	assert_true(hbh_replay_accept(&t, 2, B + 102, 35, RT_SEC));
+}
+
+/*
+ * The floor for senders a receiver does not know: its creation's time of
+ * day less the slack, then the forgotten senders' tops, capped at the
+ * receiver's now plus the slack
+ */
+static void test_replay_floor(void **state)
+{
+	const u64 slack = HBH_REPLAY_SLACK_S;
+	struct hbh_replay_table t;
+	u32 n;
+
+	(void)state;
+	hbh_replay_init(&t, RT_SEC);
+	assert_int_equal(t.floor, hbh_replay_ctr(RT_SEC - slack));
+	/* recorded before the receiver was created, beyond the slack */
+	assert_false(hbh_replay_accept(&t, 1, hbh_replay_ctr(RT_SEC - slack),
+				       1, RT_SEC));
+	assert_false(hbh_replay_accept(&t, 1, hbh_replay_ctr(RT_SEC - 60),
+				       1, RT_SEC + 60));
+	assert_false(hbh_replay_accept(&t, 1, 1, 1, RT_SEC));
+	/* a sender whose clock is behind by less than the slack */
+	assert_true(hbh_replay_accept(&t, 1,
+				      hbh_replay_ctr(RT_SEC - slack) + 1, 2,
+				      RT_SEC));
+	/* behind by more: refused until its clock passes the floor */
+	assert_false(hbh_replay_accept(&t, 2, hbh_replay_ctr(RT_SEC - 10), 3,
+				       RT_SEC));
+	assert_true(hbh_replay_accept(&t, 2,
+				      hbh_replay_ctr(RT_SEC - slack + 1), 4,
+				      RT_SEC + 9));
+	/* a sender far ahead, forgotten: the floor is capped */
+	assert_true(hbh_replay_accept(&t, 3, hbh_replay_ctr(RT_SEC + 3600), 5,
+				      RT_SEC));
+	for (n = 10; n < 10 + HBH_REPLAY_PEERS; n++)
+		assert_true(hbh_replay_accept(&t, n, hbh_replay_ctr(RT_SEC), 6 + n,
+					      RT_SEC));
+	assert_int_equal(t.floor, hbh_replay_ctr(RT_SEC + slack));
+	assert_true(hbh_replay_accept(&t, 30,
+				      hbh_replay_ctr(RT_SEC + slack) + 1, 40,
+				      RT_SEC + slack));
+	/* created at an early time of day: a floor of 0, not a wrap */
+	hbh_replay_init(&t, 1);
+	assert_int_equal(t.floor, 0);
+	assert_true(hbh_replay_accept(&t, 1, 1, 1, 1));
+}
+
+/* a sender's counters: from the time of day, and always growing */
+static void test_replay_next(void **state)
+{
+	u64 c;
+
+	(void)state;
+	c = hbh_replay_next(0, RT_SEC);
+	assert_int_equal(c, B);
+	c = hbh_replay_next(c, RT_SEC);
+	assert_int_equal(c, B + 1);
+	assert_int_equal(hbh_replay_next(c, RT_SEC + 1), B + (1ULL << 32));
+	/* the clock stepped back: still one more */
+	assert_int_equal(hbh_replay_next(c, RT_SEC - 100), B + 2);
+	/* more than 2^32 frames in a second: into the next second's */
+	assert_int_equal(hbh_replay_next(B + 0xffffffffULL, RT_SEC),
+			 B + (1ULL << 32));
 }
 
 /*
@@ -1478,6 +1556,8 @@ int main(void)
 		cmocka_unit_test(test_fb_per_frame),
 		cmocka_unit_test(test_replay_window),
 		cmocka_unit_test(test_replay_peers),
+		cmocka_unit_test(test_replay_floor),
+		cmocka_unit_test(test_replay_next),
 		cmocka_unit_test(test_fb_group),
 		cmocka_unit_test(test_fb_sources),
 	};

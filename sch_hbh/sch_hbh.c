@@ -147,7 +147,7 @@ struct hbh_sched_data {
 	u16 ethertype;			/* of the reports, sent and received */
 	bool pt_added;
 	struct packet_type pt;		/* reports on our device, if root */
-	struct hbh_replay replay[HBH_REPLAY_PEERS];	/* under the qdisc lock */
+	struct hbh_replay_table replay;	/* under the qdisc lock */
 	u32 hash_seed;
 	u32 hash_mask;			/* buckets - 1 */
 	u64 link_next;
@@ -793,12 +793,13 @@ static void hbh_tag(const struct hbh_key *key, const u8 *dst, const u8 *src,
 }
 
 /*
- * @n (<= HBH_FB_FRAME_MAX, fitting the MTU) entries fb_buf[idx[0..n)];
- * keyed (@key) with the trailer and its tag.
+ * @n (<= HBH_FB_FRAME_MAX, fitting the MTU) entries fb_buf[idx[0..n)],
+ * of Ethertype @ethertype; keyed (@key) with the trailer and its tag.
+ * The timer is the only sender (q->fb_ctr, q->seq).
  */
 static void hbh_send_frame(struct hbh_sched_data *q, struct net_device *dev,
 			   const u8 *daddr, const u16 *idx, unsigned int n,
-			   u64 t_meas, const struct hbh_key *key)
+			   u64 t_meas, const struct hbh_key *key, u16 ethertype)
 {
 	unsigned int hlen = LL_RESERVED_SPACE(dev);
 	unsigned int plen = HBH_FB_LEN(n);
@@ -806,7 +807,10 @@ static void hbh_send_frame(struct hbh_sched_data *q, struct net_device *dev,
 	struct hbh_fb_hdr *h;
 	struct sk_buff *skb;
 	unsigned int i, len;
+	u8 saddr[ETH_ALEN];
 
+	/* one copy of the address, for the tag and the header alike */
+	memcpy(saddr, dev->dev_addr, ETH_ALEN);
 	if (key)
 		plen += sizeof(*a);
 	skb = alloc_skb(hlen + plen + dev->needed_tailroom,
@@ -828,16 +832,17 @@ static void hbh_send_frame(struct hbh_sched_data *q, struct net_device *dev,
 		skb_put_data(skb, &q->fb_buf[idx[i]], sizeof(q->fb_buf[0]));
 	if (key) {
 		a = skb_put(skb, sizeof(*a));
-		a->counter = cpu_to_be64(++q->fb_ctr);
-		hbh_tag(key, daddr, dev->dev_addr, q->ethertype, skb->data,
+		q->fb_ctr = hbh_replay_next(q->fb_ctr,
+					    ktime_get_real_seconds());
+		a->counter = cpu_to_be64(q->fb_ctr);
+		hbh_tag(key, daddr, saddr, ethertype, skb->data,
 			skb->len - HBH_FB_TAG_LEN, a->tag);
 	}
 
 	skb->dev = dev;
-	skb->protocol = htons(q->ethertype);
+	skb->protocol = htons(ethertype);
 	skb->priority = TC_PRIO_CONTROL;
-	if (dev_hard_header(skb, dev, q->ethertype, daddr, dev->dev_addr,
-			    skb->len) < 0) {
+	if (dev_hard_header(skb, dev, ethertype, daddr, saddr, skb->len) < 0) {
 		kfree_skb(skb);
 		return;
 	}
@@ -985,6 +990,25 @@ static unsigned int hbh_fb_resolve(struct hbh_sched_data *q, struct net *net,
 }
 
 /*
+ * The key and Ethertype of the link on @dev, for the reports sent on it:
+ * those of @dev's root hbh, which holds that link's key (it checks the
+ * reports its neighbour sends back on the same link); @q's own if @dev's
+ * root is not an hbh.  Under rcu_read_lock(): the root and its key are
+ * freed after a grace period.
+ */
+static void hbh_link_conf(const struct hbh_sched_data *q,
+			  struct net_device *dev, const struct hbh_key **key,
+			  u16 *ethertype)
+{
+	struct Qdisc *root = rcu_dereference(dev->qdisc);
+
+	if (root && root->ops == &hbh_qdisc_ops)
+		q = qdisc_priv(root);
+	*key = rcu_dereference(q->key);
+	*ethertype = READ_ONCE(q->ethertype);
+}
+
+/*
  * Outside any qdisc lock: the entries, grouped by upstream interface and
  * neighbour, unicast to the neighbour where it is known.  Entries whose
  * interface is gone, down, cannot carry an Ethernet frame or one entry
@@ -997,15 +1021,15 @@ static void hbh_send_reports(struct Qdisc *sch, unsigned int cnt, u64 now)
 	struct hbh_sched_data *q = qdisc_priv(sch);
 	struct net *net = dev_net(qdisc_dev(sch));
 	unsigned int i, k, n = 0, per = 0, unsendable = 0;
+	const struct hbh_key *key = NULL;
 	struct net_device *dev = NULL;
-	const struct hbh_key *key;
 	int dev_ifindex = 0;
+	u16 ethertype = 0;
 
 	for (i = 0; i < cnt; i++)
 		if (q->fb_dest[i].ifindex)
 			q->fb_order[n++] = i;
 	rcu_read_lock();
-	key = rcu_dereference(q->key);
 	n = hbh_fb_resolve(q, net, n, &unsendable);
 	hbh_fb_sort(q->fb_order, n, q->fb_buf, q->fb_dest, false);
 	for (i = 0; i < n; i += k) {
@@ -1014,6 +1038,8 @@ static void hbh_send_reports(struct Qdisc *sch, unsigned int cnt, u64 now)
 		if (d->ifindex != dev_ifindex) {
 			dev_ifindex = d->ifindex;
 			dev = dev_get_by_index_rcu(net, dev_ifindex);
+			if (dev)
+				hbh_link_conf(q, dev, &key, &ethertype);
 			per = !dev || !hbh_dev_sendable(dev) ? 0 :
 			      key ? hbh_fb_per_frame_keyed(READ_ONCE(dev->mtu)) :
 				    hbh_fb_per_frame(READ_ONCE(dev->mtu));
@@ -1024,7 +1050,7 @@ static void hbh_send_reports(struct Qdisc *sch, unsigned int cnt, u64 now)
 			unsendable += k;
 		else
 			hbh_send_frame(q, dev, d->mac, &q->fb_order[i], k, now,
-				       key);
+				       key, ethertype);
 	}
 	rcu_read_unlock();
 	if (unsendable)
@@ -1146,7 +1172,7 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 	const struct hbh_fb_hdr *h;
 	unsigned int n, i, applied, len;
 	struct Qdisc *sch = q->sch;
-	u64 now, t_meas, ctr = 0;
+	u64 now, t_meas, sec, ctr = 0;
 	bool keyed;
 	u32 node;
 
@@ -1159,6 +1185,11 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 	if (skb->pkt_type == PACKET_OTHERHOST ||
 	    rcu_dereference(dev->qdisc) != sch)
 		goto drop;
+	/* our own address as the source: a loop, or a reflection */
+	if (!skb_mac_header_was_set(skb) ||
+	    skb_mac_header_len(skb) < ETH_HLEN ||
+	    ether_addr_equal(eth_hdr(skb)->h_source, dev->dev_addr))
+		goto reject;
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
 		return NET_RX_DROP;
@@ -1178,6 +1209,10 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 	    skb->len != len || !pskb_may_pull(skb, len))
 		goto reject;
 	h = (void *)skb->data;
+	e = (void *)(h + 1);
+	for (i = 0; i < n; i++)
+		if (!hbh_entry_ok(&e[i]))
+			goto reject;
 	/* keyed at a qdisc without a key, or the other way round: refused */
 	keyed = h->type == HBH_FB_TYPE_REPORT_KEYED;
 	if (!!key != keyed ||
@@ -1187,26 +1222,23 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 	}
 	if (key)
 		ctr = get_unaligned_be64(skb->data + HBH_FB_LEN(n));
-	e = (void *)(h + 1);
-	for (i = 0; i < n; i++)
-		if (!hbh_entry_ok(&e[i]))
-			goto reject;
 	t_meas = get_unaligned_be64(&h->t_meas);
 	node = get_unaligned_be32(&h->node);
 	now = ktime_get_ns();
+	sec = key ? ktime_get_real_seconds() : 0;
 
 	spin_lock(qdisc_lock(sch));
 	if (q->dead || q->mode == TC_HBH_MODE_FIFO) {
 		spin_unlock(qdisc_lock(sch));
 		goto reject;
 	}
-	/* tagged under a key replaced since: not valid any more */
-	if (key && rcu_access_pointer(q->key) != key) {
+	/* checked against a key (or none) replaced since: not valid now */
+	if (rcu_access_pointer(q->key) != key) {
 		spin_unlock(qdisc_lock(sch));
 		atomic64_inc(&q->fb_badauth);
 		goto drop;
 	}
-	if (key && !hbh_replay_accept(q->replay, node, ctr, now)) {
+	if (key && !hbh_replay_accept(&q->replay, node, ctr, now, sec)) {
 		q->fb_replay++;
 		spin_unlock(qdisc_lock(sch));
 		goto drop;
@@ -1291,15 +1323,35 @@ static const struct nla_policy hbh_policy[TCA_HBH_MAX + 1] = {
 	[TCA_HBH_ETHERTYPE]	= NLA_POLICY_MIN(NLA_U16, HBH_ETHERTYPE_MIN),
 };
 
-/* Ethertypes the stack itself runs on: never reports. */
+/*
+ * Ethertypes never taken for reports: every one <linux/if_ether.h> names
+ * (as of 6.1) from 0x0600 up, a protocol of the stack, a driver or a
+ * standard, except 0x88B5, IEEE 802's local experimental one, the default.
+ */
+static const u16 hbh_ethertypes_taken[] = {
+	ETH_P_TSN, ETH_P_ERSPAN2, ETH_P_IP, ETH_P_X25, ETH_P_ARP, ETH_P_BPQ,
+	ETH_P_IEEEPUP, ETH_P_IEEEPUPAT, ETH_P_BATMAN, ETH_P_DEC, ETH_P_DNA_DL,
+	ETH_P_DNA_RC, ETH_P_DNA_RT, ETH_P_LAT, ETH_P_DIAG, ETH_P_CUST,
+	ETH_P_SCA, ETH_P_TEB, ETH_P_RARP, ETH_P_ATALK, ETH_P_AARP, ETH_P_8021Q,
+	ETH_P_ERSPAN, ETH_P_IPX, ETH_P_IPV6, ETH_P_PAUSE, ETH_P_SLOW,
+	ETH_P_WCCP, ETH_P_MPLS_UC, ETH_P_MPLS_MC, ETH_P_ATMMPOA,
+	ETH_P_PPP_DISC, ETH_P_PPP_SES, ETH_P_LINK_CTL, ETH_P_ATMFATE,
+	ETH_P_PAE, ETH_P_PROFINET, ETH_P_REALTEK, ETH_P_AOE, ETH_P_ETHERCAT,
+	ETH_P_8021AD, ETH_P_PREAUTH, ETH_P_TIPC, ETH_P_LLDP, ETH_P_MRP,
+	ETH_P_MACSEC, ETH_P_8021AH, ETH_P_MVRP, ETH_P_1588, ETH_P_NCSI,
+	ETH_P_PRP, ETH_P_CFM, ETH_P_FCOE, ETH_P_IBOE, ETH_P_TDLS, ETH_P_FIP,
+	ETH_P_80221, ETH_P_HSR, ETH_P_NSH, ETH_P_LOOPBACK, ETH_P_QINQ1,
+	ETH_P_QINQ2, ETH_P_QINQ3, ETH_P_EDSA, ETH_P_DSA_8021Q, ETH_P_DSA_A5PSW,
+	ETH_P_IFE, ETH_P_AF_IUCV,
+};
+
 static bool hbh_ethertype_reserved(u16 t)
 {
-	switch (t) {
-	case ETH_P_IP: case ETH_P_ARP: case ETH_P_IPV6: case ETH_P_8021Q:
-	case ETH_P_8021AD: case ETH_P_MPLS_UC: case ETH_P_MPLS_MC:
-	case ETH_P_PAE: case ETH_P_LLDP:
-		return true;
-	}
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hbh_ethertypes_taken); i++)
+		if (t == hbh_ethertypes_taken[i])
+			return true;
 	return false;
 }
 
@@ -1414,6 +1466,14 @@ static void hbh_key_free(struct hbh_key *key)
 		call_rcu(&key->rcu, hbh_key_free_rcu);
 }
 
+/* @a and @b are the same key, or both none */
+static bool hbh_key_same(const struct hbh_key *a, const struct hbh_key *b)
+{
+	if (!a || !b)
+		return a == b;
+	return a->len == b->len && !crypto_memneq(a->bytes, b->bytes, a->len);
+}
+
 static int hbh_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
@@ -1447,10 +1507,13 @@ static int hbh_change(struct Qdisc *sch, struct nlattr *opt,
 	sch_tree_lock(sch);
 	if (tb[TCA_HBH_ETHERTYPE])
 		q->ethertype = nla_get_u16(tb[TCA_HBH_ETHERTYPE]);
-	if (tb[TCA_HBH_KEY]) {
-		/* a new key (or none): every sender starts afresh */
+	/*
+	 * A new key (or none).  The replay table stays: counters are the
+	 * senders' whatever the key.  The same key again changes nothing.
+	 */
+	if (tb[TCA_HBH_KEY] && !hbh_key_same(rtnl_dereference(q->key), key)) {
 		old = rcu_replace_pointer(q->key, key, lockdep_rtnl_is_held());
-		memset(q->replay, 0, sizeof(q->replay));
+		key = NULL;
 	}
 	if (tb[TCA_HBH_RATE])
 		q->params.rate = nla_get_u64(tb[TCA_HBH_RATE]);
@@ -1510,6 +1573,7 @@ static int hbh_change(struct Qdisc *sch, struct nlattr *opt,
 	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
 	sch_tree_unlock(sch);
 	hbh_key_free(old);
+	kfree_sensitive(key);		/* the same key again: not installed */
 
 	return 0;
 }
@@ -1558,6 +1622,7 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	if (!q->hash || !q->fb_buf || !q->fb_dest || !q->fb_order)
 		return -ENOMEM;		/* destroy frees what was allocated */
 
+	hbh_replay_init(&q->replay, ktime_get_real_seconds());
 	err = hbh_change(sch, opt, extack);
 	if (err)
 		return err;
@@ -1583,8 +1648,13 @@ static void hbh_destroy(struct Qdisc *sch)
 {
 	struct hbh_sched_data *q = qdisc_priv(sch);
 
+	/*
+	 * Waits for receivers in flight (synchronize_net): on an init that
+	 * fails after this one succeeded (a bad estimator), some kernels free
+	 * the qdisc at once, without a grace period.
+	 */
 	if (q->pt_added)
-		__dev_remove_pack(&q->pt);
+		dev_remove_pack(&q->pt);
 	hrtimer_cancel(&q->timer);
 	qdisc_watchdog_cancel(&q->watchdog);
 	/* feedback may still look this qdisc up until an RCU grace period */
@@ -1599,8 +1669,7 @@ static void hbh_destroy(struct Qdisc *sch)
 	kvfree(q->fb_dest);
 	kvfree(q->fb_order);
 	q->hash = NULL;
-	hbh_key_free(rcu_dereference_protected(q->key, 1));
-	RCU_INIT_POINTER(q->key, NULL);
+	hbh_key_free(rcu_replace_pointer(q->key, NULL, 1));
 }
 
 /* Which of the dumped values follow rate: configured as 0. */

@@ -34,8 +34,10 @@
   hbh_frames.py replay DEV FILE
       Sends FILE's frames again on DEV, as they were.  Prints how many.
   HBH_KEY=HEX (32 or 64 hex digits) makes "report" and "absurd" send keyed
-  reports under that key, with a counter from HBH_COUNTER (default 1):
-  what a neighbour holding the key sends.
+  reports under that key, with a counter from HBH_COUNTER (default
+  "now": the time of day's seconds << 32, as the module counts) from the sender
+  HBH_NODE (default 0xdead): what a neighbour holding the key sends.
+  HBH_SRC=MAC sets the frames' source address (default 02:00:00:00:00:01).
   hbh_frames.py spoof DADDR NFLOWS SECONDS
       One small UDP datagram every 100 ms from each of NFLOWS source ports
       to DADDR:9 for SECONDS (each a flow of its own downstream: the
@@ -63,15 +65,20 @@ def entry(saddr, daddr, sport, dport, proto=17, family=4, reserved=0,
                       reserved, q, qb, sp, origin, arr, dep)
 
 
+NODE = int(os.environ.get("HBH_NODE", "0xdead"), 0)
+
+
 def frame(entries, count=None, magic=MAGIC, version=1, typ=1, reserved=0,
           seq=0, t=0):
     n = len(entries) if count is None else count
-    return HDR.pack(magic, version, typ, n, reserved, 0xdead, seq, t) + b"".join(entries)
+    return HDR.pack(magic, version, typ, n, reserved, NODE, seq, t) + b"".join(entries)
 
 
 KEY = bytes.fromhex(os.environ["HBH_KEY"]) if os.environ.get("HBH_KEY") else None
-COUNTER = [int(os.environ.get("HBH_COUNTER", "1"), 0)]
-SRC = b"\x02\0\0\0\0\x01"
+_ctr = os.environ.get("HBH_COUNTER", "now")
+# the module's counters: seconds of the time of day << 32, plus a frame number
+COUNTER = [int(time.time()) << 32 if _ctr == "now" else int(_ctr, 0)]
+SRC = bytes.fromhex(os.environ.get("HBH_SRC", "02:00:00:00:00:01").replace(":", ""))
 
 
 def eth(payload):

@@ -8,6 +8,9 @@ that refused it (policy=MIN..MAX).
 
   nl_qdisc.py DEV KIND [replace] TYPE:FMT:VALUE ...
      FMT is a struct format letter (B, H, I, Q) or 'raw' (hex bytes)
+NL_TCA_RATE=INTERVAL:EWMA_LOG adds a TCA_RATE (struct tc_estimator), which
+the kernel applies after the qdisc's init: an interval out of -2..3 makes
+the create fail after init succeeded.
 Exit status 0 if the kernel accepted the request, 1 otherwise.
 """
 import os
@@ -23,7 +26,7 @@ NLMSGERR_ATTR_MSG, NLMSGERR_ATTR_OFFS, NLMSGERR_ATTR_POLICY = 1, 2, 4
 # in NLMSGERR_ATTR_POLICY: signed and unsigned bounds, 64-bit each
 NL_POLICY_TYPE_ATTR_MIN_VALUE_S, NL_POLICY_TYPE_ATTR_MAX_VALUE_S = 2, 3
 NL_POLICY_TYPE_ATTR_MIN_VALUE_U, NL_POLICY_TYPE_ATTR_MAX_VALUE_U = 4, 5
-TCA_KIND, TCA_OPTIONS = 1, 2
+TCA_KIND, TCA_OPTIONS, TCA_RATE = 1, 2, 5
 NLA_F_NESTED = 0x8000
 TC_H_ROOT = 0xFFFFFFFF
 
@@ -69,6 +72,9 @@ def main():
     ifindex = socket.if_nametoindex(dev)
     tcm = struct.pack("BxxxiIII", socket.AF_UNSPEC, ifindex, 0, TC_H_ROOT, 0)
     body = tcm + attr(TCA_KIND, kind.encode() + b"\0") + attr(TCA_OPTIONS | NLA_F_NESTED, opts)
+    if os.environ.get("NL_TCA_RATE"):
+        interval, ewma = (int(x, 0) for x in os.environ["NL_TCA_RATE"].split(":"))
+        body += attr(TCA_RATE, struct.pack("bB", interval, ewma))
     msg = struct.pack("IHHII", 16 + len(body), RTM_NEWQDISC, flags, 1, 0) + body
     s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
     s.setsockopt(270, NETLINK_EXT_ACK, 1)  # SOL_NETLINK

@@ -22,9 +22,14 @@
 #   frames again: fb_replay counts each, nothing applied;
 # - a keyed chain: r's genuine reports control a's flow; frames captured
 #   on a and sent again a second later are replays, every one;
+# - a receiver that forgets a sender (the same key applied again, the
+#   qdisc created again) still refuses that sender's captured reports;
+#   a new sender counted from 3 s before the qdisc was created is refused;
+# - per-link keys: reports go out under the key and Ethertype of the
+#   root hbh of the device they are sent on;
 # - keys that differ: every report refused (fb_badauth), none applied.
 
-ALL_TESTS="keyed_netlink forger key_holder_and_replay keyed_chain key_mismatch"
+ALL_TESTS="keyed_netlink failed_create forger key_holder_and_replay keyed_chain replay_after_restart per_link_keys key_mismatch"
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_hbh.sh"
@@ -51,8 +56,12 @@ udp_flow() {	# udp_flow SECS RATE: the flow a -> d, in the background
 	UDP_PID=$!
 	defer kill "$UDP_PID"
 }
-forge() {	# forge NS DEV COUNT [KEY [COUNTER]]: reports naming the flow
-	ip netns exec "$1" env HBH_KEY="${4:-}" HBH_COUNTER="${5:-1}" \
+# forge NS DEV COUNT [KEY [COUNTER [NODE]]]: reports naming the flow, the
+# keyed ones counted from COUNTER (default: now, the time of day's seconds
+# << 32, as the module counts)
+forge() {
+	ip netns exec "$1" env HBH_KEY="${4:-}" HBH_COUNTER="${5:-now}" \
+		HBH_NODE="${6:-0xdead}" HBH_SRC="${FORGE_SRC:-02:00:00:00:00:01}" \
 		"$SELFTESTS_DIR/hbh_frames.py" report "$2" "$3" "${FLOW[@]}"
 }
 # hbh_on NS DEV OPTIONS...: DEV's root hbh, removed when the test returns
@@ -81,6 +90,8 @@ keyed_netlink() {
 	out=$(nl_a 1:Q:1250000 16:H:$((0x0800)) 2>&1)
 	log "ethertype 0x0800: $out"
 	check "ethertype_ip_refused" eval 'grep -q "ethertype is one the stack uses" <<<"$out"'
+	out=$(nl_a 1:Q:1250000 16:H:$((0x8864)) 2>&1)
+	check "ethertype_pppoe_refused" eval 'grep -q "ethertype is one the stack uses" <<<"$out"'
 	out=$(ip netns exec "$A" tc qdisc change dev eth0 root hbh ethertype 0x88b6 2>&1)
 	log "ethertype change: $out"
 	check "ethertype_change_refused" eval 'grep -q "set when the qdisc is created" <<<"$out"'
@@ -107,7 +118,7 @@ forger() {
 	bad0=$(st "$A" eth0 fb_badauth) rcv0=$(st "$A" eth0 fb_received)
 	# half unkeyed, half keyed with a key of the forger's own (a tag that
 	# is well-formed and wrong)
-	{ forge "$R" up 1000; forge "$R" up 1000 "$K3" 1; } >"$TMP_DIR/sent" &
+	{ forge "$R" up 1000; forge "$R" up 1000 "$K3"; } >"$TMP_DIR/sent" &
 	keyed=$(a_bps 3)
 	wait $!
 	sent=$(awk '{ s += $1 } END { print s + 0 }' "$TMP_DIR/sent")
@@ -129,24 +140,66 @@ forger() {
 	check "control_forgery_bites_unkeyed ($open < 0.9 x $base)" fcmp "$open" "<" "$(awk -v b="$base" 'BEGIN { print 0.9 * b }')"
 }
 
+# A create that fails after hbh's init succeeded (TCA_RATE is applied
+# after init: an estimator interval of 5 is refused there), 30 times while
+# reports arrive on the device: each refused, no hbh left, and no receive
+# handler either (its memory is freed at once on some kernels: destroy must
+# wait for receivers in flight); a real one works after
+failed_create() {
+	local i n=0 out root fl
+	ip netns exec "$R" "$SELFTESTS_DIR/hbh_frames.py" report down 3000 "${FLOW[@]}" >"$TMP_DIR/fl" &
+	fl=$!
+	sleep 0.5
+	for i in $(seq 30); do
+		if ! out=$(ip netns exec "$D" env NL_TCA_RATE=5:2 "$SELFTESTS_DIR/nl_qdisc.py" eth0 hbh 1:Q:1250000 2>&1); then
+			grep -q "errno=22" <<<"$out" && n=$((n + 1))
+		fi
+	done
+	root=$(ip netns exec "$D" tc -j qdisc show dev eth0 | jq -r '.[0].kind')
+	ip netns exec "$D" tc qdisc add dev eth0 root hbh rate 10mbit
+	sleep 0.3
+	check "create_after_ok" eval 'ip netns exec "$D" tc -s qdisc show dev eth0 | grep -q "fb_rejected"'
+	ip netns exec "$D" tc qdisc del dev eth0 root
+	wait "$fl"
+	log "30 creates with a bad estimator under $(cat "$TMP_DIR/fl") reports: $n refused with EINVAL; root after: $root"
+	check "bad_estimator_refused ($n of 30)" test "$n" = 30
+	check "reports_flowed ($(cat "$TMP_DIR/fl"))" test "$(cat "$TMP_DIR/fl")" -gt 0
+	check "no_hbh_left ($root)" test "$root" != hbh
+}
+
 # a key holder's frames (tagged in Python) act; the same frames again do not
 key_holder_and_replay() {
-	local rcv0 rep0 bad0 n1 n2 n3 rcv rep bad
+	local rcv0 rep0 bad0 rej0 n1 n2 n3 n4 n5 rcv rep bad stale refl c t0
+	t0=$(date +%s)
 	hbh_on "$A" eth0 rate 10mbit key "$K2"
 	udp_flow 10 2M
 	sleep 1
 	rcv0=$(st "$A" eth0 fb_received) rep0=$(st "$A" eth0 fb_replay) bad0=$(st "$A" eth0 fb_badauth)
-	n1=$(forge "$R" up 100 "$K2" 1000)
+	c=$(($(date +%s) << 32))
+	n1=$(forge "$R" up 100 "$K2" "$c")
 	rcv=$(($(st "$A" eth0 fb_received) - rcv0))
-	n2=$(forge "$R" up 100 "$K2" 1000)
+	n2=$(forge "$R" up 100 "$K2" "$c")
 	rep=$(($(st "$A" eth0 fb_replay) - rep0))
-	n3=$(forge "$R" up 100 "$K1" 5000)
+	n3=$(forge "$R" up 100 "$K1")
 	bad=$(($(st "$A" eth0 fb_badauth) - bad0))
-	log "key holder: $n1 reports, fb_received +$rcv; the same $n2 again: fb_replay +$rep; $n3 under another key: fb_badauth +$bad"
+	# a sender a has never heard, its counters from 3 s before a's qdisc
+	# was created (1 s beyond the slack): what a recorder of an earlier
+	# sender replays to a receiver that restarted
+	rep0=$(st "$A" eth0 fb_replay)
+	n4=$(forge "$R" up 100 "$K2" "$(((t0 - 3) << 32))" 0xbeef)
+	stale=$(($(st "$A" eth0 fb_replay) - rep0))
+	# fresh and keyed, from a's own address: a reflection, refused
+	rej0=$(st "$A" eth0 fb_rejected)
+	n5=$(FORGE_SRC=$(ip -n "$A" -j link show eth0 | jq -r '.[0].address') \
+		forge "$R" up 100 "$K2" "$((c + (1 << 32)))" 0xfeed)
+	refl=$(($(st "$A" eth0 fb_rejected) - rej0))
+	log "key holder: $n1 reports, fb_received +$rcv; the same $n2 again: fb_replay +$rep; $n3 under another key: fb_badauth +$bad; $n4 from a new sender counted from 3 s before a's qdisc: fb_replay +$stale; $n5 from a's own address: fb_rejected +$refl"
 	check "key_holder_accepted ($rcv of $n1)" eval 'test "$n1" = 100 && test "$rcv" = "$n1"'
 	check "replayed_refused ($rep of $n2)" eval 'test "$n2" = 100 && test "$rep" = "$n2"'
-	check "replay_not_applied" test "$(($(st "$A" eth0 fb_received) - rcv0))" = "$rcv"
 	check "wrong_key_badauth ($bad of $n3)" eval 'test "$n3" = 100 && test "$bad" = "$n3"'
+	check "stale_new_sender_refused ($stale of $n4)" eval 'test "$n4" = 100 && test "$stale" = "$n4"'
+	check "own_address_refused ($refl of $n5)" eval 'test "$n5" = 100 && test "$refl" = "$n5"'
+	check "replays_not_applied" test "$(($(st "$A" eth0 fb_received) - rcv0))" = "$rcv"
 }
 
 # r's genuine keyed reports control a's flow; captured and sent a second
@@ -177,6 +230,55 @@ keyed_chain() {
 	check "chain_replays_refused ($rep of $sent)" test "$rep" = "$sent"
 	check "chain_replays_no_badauth ($bad)" test "$bad" = 0
 	check "chain_rate_kept ($after >= 0.95 x $before)" fcmp "$after" ">=" "$(awk -v b="$before" 'BEGIN { print 0.95 * b }')"
+}
+
+# captured genuine reports stay replays when the receiver has forgotten
+# their sender: after the same key is applied again, and after the qdisc
+# is deleted and added again (a receiver's restart), 3 s later; r stops
+# reporting first, so that nothing genuine moves a's window past them
+replay_after_restart() {
+	local cap n1 n2 rep0 rcv0 rep1 rcv1 rep2 rcv2
+	hbh_on "$A" eth0 rate 10mbit key "$K1"
+	ip netns exec "$R" tc qdisc add dev down root hbh rate 5mbit key "$K1"
+	udp_flow 10 8M
+	sleep 2
+	ip netns exec "$A" "$SELFTESTS_DIR/hbh_frames.py" capture eth0 1 "$TMP_DIR/cap" >"$TMP_DIR/ncap"
+	cap=$(cat "$TMP_DIR/ncap")
+	ip netns exec "$R" tc qdisc del dev down root
+	sleep 0.5
+	ip netns exec "$A" tc qdisc change dev eth0 root hbh key "$K1"
+	rep0=$(st "$A" eth0 fb_replay) rcv0=$(st "$A" eth0 fb_received)
+	n1=$(ip netns exec "$R" "$SELFTESTS_DIR/hbh_frames.py" replay up "$TMP_DIR/cap")
+	rep1=$(($(st "$A" eth0 fb_replay) - rep0)) rcv1=$(($(st "$A" eth0 fb_received) - rcv0))
+	ip netns exec "$A" tc qdisc del dev eth0 root
+	ip netns exec "$A" tc qdisc add dev eth0 root hbh rate 10mbit key "$K1"
+	sleep 3
+	n2=$(ip netns exec "$R" "$SELFTESTS_DIR/hbh_frames.py" replay up "$TMP_DIR/cap")
+	rep2=$(st "$A" eth0 fb_replay) rcv2=$(st "$A" eth0 fb_received)
+	log "restart: $cap captured; the same key again, $n1 replayed: fb_replay +$rep1, fb_received +$rcv1; a's qdisc new, 3 s later $n2 replayed: fb_replay $rep2, fb_received $rcv2"
+	check "restart_captured ($cap)" eval 'test "${cap:-0}" -gt 0 && test "$n1" = "$cap" && test "$n2" = "$cap"'
+	check "same_key_again_replays_refused ($rep1 of $n1, $rcv1 accepted)" eval 'test "$rep1" = "$n1" && test "$rcv1" = 0'
+	check "new_receiver_replays_refused ($rep2 of $n2, $rcv2 accepted)" eval 'test "$rep2" = "$n2" && test "$rcv2" = 0'
+}
+
+# per-link keys: r's reports to a go out on r's "up", under the key and
+# Ethertype of up's root hbh (the link a - r's), not those of the hbh on
+# down that measured the flow (the link r - d's)
+per_link_keys() {
+	local sent rcv bad rej ctl
+	hbh_on "$A" eth0 rate 10mbit ethertype 0x88b6 key "$K1"
+	hbh_on "$R" up rate 100mbit ethertype 0x88b6 key "$K1"
+	hbh_on "$R" down rate 5mbit key "$K2"
+	udp_flow 6 8M
+	sleep 4
+	sent=$(st "$R" down fb_sent) rcv=$(st "$A" eth0 fb_received)
+	bad=$(st "$A" eth0 fb_badauth) rej=$(st "$A" eth0 fb_rejected)
+	ctl=$(st "$A" eth0 controlled)
+	log "per-link keys: r (down, K2) sent $sent reports on up (K1, 0x88b6); a: fb_received $rcv, fb_badauth $bad, fb_rejected $rej, controlled $ctl"
+	check "link_reports_sent ($sent)" test "$sent" -gt 0
+	check "link_key_accepted ($rcv)" test "$rcv" -gt 0
+	check "link_key_no_badauth ($bad, $rej rejected)" eval 'test "$bad" = 0 && test "$rej" = 0'
+	check "link_key_controls ($ctl)" test "$ctl" -ge 1
 }
 
 # different keys: every report refused, none applied; r loses no more of

@@ -8,7 +8,7 @@
 #
 # s1 - r1 =[rb0: tbf 10mbit, 20 packets]=> r2 =[r2d0: netem 20ms]=> d
 
-ALL_TESTS="window_param sysctl_select window_through_losses"
+ALL_TESTS="window_param sysctl_select window_through_losses window_after_timeout"
 
 . "$(dirname "$0")/lib.sh"
 
@@ -148,6 +148,46 @@ window_through_losses() {
 	# (a slow guest's one or two samples cannot show it move: perf)
 	perf_check "reno_window_moves ($cw_min..$cw_max)" flow_ran_and test "$cw_n" -ge 4 -a "$cw_min" -lt 64 -a "$cw_max" -gt "$cw_min"
 	perf_check "reno_fewer_retransmits ($rtx < $f_rtx)" flow_ran_and test "$rtx" -lt "$f_rtx"
+}
+
+# a timeout, made to happen: the path blackholed at r1 from 2 s into a
+# flow until the sender's first retransmission timeout (blackhole.py);
+# the stack sets the window at the timeout, and fixedwin's must be back at
+# 64 once the timeout has ended: every sample taken from then on (by the
+# Reno-like rule a window only capped at 64 would stay where the timeout
+# left it)
+window_after_timeout() {
+	local old c bh_rc _a _b nto w r b t k=0 at=0 rec=0 odd="" rc bytes
+	old=$(cat $p)
+	defer sh -c "echo $old >$p"
+	echo 64 >$p
+	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C fixedwin -t 9 --cport 40100 -J >"$TMP_DIR/rto.json" 2>&1 &
+	c=$!
+	sleep 2
+	python3 -S "$SELFTESTS_DIR/blackhole.py" "$R1" "$S1" 1 8 "$TMP_DIR/mark.{}" 10.9.0.2/32:40100 >"$TMP_DIR/bh"
+	bh_rc=$?
+	read -r _ _a _b nto <"$TMP_DIR/bh"
+	while kill -0 $c 2>/dev/null && [ $k -lt 30 ]; do
+		read -r w r b t < <(cw_sample "$S1" 10.9.0.2 fixedwin)
+		[ "$w" = 0 ] && continue
+		if [ "$b" -gt 0 ] || [ "$t" -gt 0 ]; then
+			rec=$((rec + 1))
+			continue
+		fi
+		k=$((k + 1))
+		if [ "$w" = 64 ]; then
+			at=$((at + 1))
+		else
+			odd+=" $w/$r"
+		fi
+	done
+	wait $c
+	rc=$?
+	bytes=$(jq -r '.end.sum_received.bytes' "$TMP_DIR/rto.json" 2>/dev/null)
+	log "timeout: blackhole.py exit $bh_rc, ${nto:-no} timeouts; then $at of $k samples at 64${odd:+ (not:$odd)}, $rec in a timeout; iperf3 exit $rc, ${bytes:-no} bytes"
+	check "timeout_happened (exit $bh_rc, ${nto:-no} timeouts)" eval 'test "$bh_rc" = 0 && [[ $nto =~ ^[0-9]+$ ]] && test "$nto" -ge 1'
+	check "timeout_flow_ran (iperf3 exit $rc, ${bytes:-no} bytes)" eval 'test "$rc" = 0 && [[ $bytes =~ ^[0-9]+$ ]] && test "$bytes" -gt 0'
+	check "window_back_after_timeout ($at of $k samples at 64)" test "$k" -ge 1 -a "$at" = "$k"
 }
 
 setup_prepare() {
