@@ -1719,6 +1719,7 @@ static int hbh_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 
 	sch_tree_lock(sch);
 	st = (struct tc_hbh_xstats){
+		.type			= TC_HBH_XSTATS_QDISC,
 		.flows			= q->flows,
 		.throttled		= q->nthrottled,
 		.fb_sent		= READ_ONCE(q->fb_sent),
@@ -1770,6 +1771,7 @@ static void hbh_flow_state(const struct hbh_sched_data *q,
 	};
 
 	*st = (struct tc_hbh_flow_xstats){
+		.type		= TC_HBH_XSTATS_FLOW,
 		.key		= f->key,
 		.state		= hbh_controls(q, f) ? state[f->ctl.state] :
 				  TC_HBH_FLOW_RELAY,
@@ -1904,8 +1906,6 @@ static int __init hbh_module_init(void)
 {
 	int err;
 
-	BUILD_BUG_ON(sizeof(struct tc_hbh_flow_xstats) ==
-		     sizeof(struct tc_hbh_xstats));
 	BUILD_BUG_ON((u16)(HBH_FB_MAX - 1) != HBH_FB_MAX - 1);	/* fb_order */
 	BUILD_BUG_ON(HBH_FB_ALEN != ETH_ALEN);
 	while (!hbh_secret)

@@ -16,11 +16,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from congavoid_exp import netlink  # noqa: E402
 
 # struct tc_hbh_xstats, in order: (name, format)
-FIELDS = [("flows", "I"), ("throttled", "I"), ("fb_sent", "Q"), ("fb_received", "Q"),
-          ("fb_rejected", "Q"), ("fb_entries_ignored", "Q"), ("overlimit_dropped", "Q"),
+FIELDS = [("type", "I"), ("pad0", "I"), ("flows", "I"), ("throttled", "I"),
+          ("fb_sent", "Q"), ("fb_received", "Q"), ("fb_rejected", "Q"), ("fb_entries_ignored", "Q"), ("overlimit_dropped", "Q"),
           ("flow_dropped", "Q"), ("flows_gc", "Q"), ("flow_overflow", "Q"),
           ("controlled", "I"), ("buckets", "I"), ("fb_expired", "Q"),
-          ("fb_bytes", "Q"), ("fb_unsendable", "Q")]
+          ("fb_bytes", "Q"), ("fb_unsendable", "Q"), ("fb_badauth", "Q"), ("fb_replay", "Q")]
 
 
 def main():

@@ -43,6 +43,8 @@ K3=f0e1d2c3b4a5968778695a4b3c2d1e0f
 FLOW=(10.1.0.1 10.2.0.2 40000 5201)
 
 st() { qdisc_stat "$1" "$2" "$3"; }
+# xs NS DEV NAME: a member of DEV's root hbh's struct tc_hbh_xstats, raw
+xs() { "$SELFTESTS_DIR/hbh_xstats.py" "$1" "$2" | awk -v k="$3" '$1 == k { v = $2 } END { print (v == "" ? "null" : v) }'; }
 # a's qdisc bytes over SECS: the flow's bit/s through a's hbh
 a_bps() {
 	local b0 b1 t0 t1
@@ -80,6 +82,8 @@ keyed_netlink() {
 	check "key_never_dumped" eval '! grep -qi "$K1\|0001020304" <<<"$show$j"'
 	check "keyed_shown" eval 'grep -q " keyed " <<<"$show" && test "$(jq -r ".[0].options.keyed" <<<"$j")" = true'
 	check "ethertype_shown ($(jq -r '.[0].options.ethertype' <<<"$j"))" eval 'grep -q "ethertype 0x88b5" <<<"$show"'
+	# the xstats' type, as the plugin reads it (TC_HBH_XSTATS_QDISC)
+	check "xstats_type_qdisc ($(xs "$A" eth0 type))" test "$(xs "$A" eth0 type)" = 1
 	# 15 bytes: the kernel refuses it, names it, changes nothing
 	out=$(nl_a 1:Q:1250000 14:raw:000102030405060708090a0b0c0d0e 2>&1)
 	log "15-byte key: $out"

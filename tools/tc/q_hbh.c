@@ -419,19 +419,26 @@ static int hbh_print_xstats(struct qdisc_util *qu, FILE *f,
 			    struct rtattr *xstats)
 {
 	struct tc_hbh_xstats st = { 0 };
+	__u32 type;
 
 	if (!xstats)
 		return 0;
-	/* a flow's (class) statistics: their size is never the qdisc's */
-	if (RTA_PAYLOAD(xstats) == sizeof(struct tc_hbh_flow_xstats)) {
+	if (RTA_PAYLOAD(xstats) < sizeof(type))
+		return -1;
+	type = rta_getattr_u32(xstats);
+	/* a flow's (class) statistics */
+	if (type == TC_HBH_XSTATS_FLOW) {
 		struct tc_hbh_flow_xstats fst;
 
+		if (RTA_PAYLOAD(xstats) < sizeof(fst))
+			return -1;
 		memcpy(&fst, RTA_DATA(xstats), sizeof(fst));
 		hbh_print_flow(&fst);
 		return 0;
 	}
-	/* an older module's shorter statistics: what it has */
-	if (RTA_PAYLOAD(xstats) < offsetof(struct tc_hbh_xstats, fb_expired))
+	/* the qdisc's; an older module's shorter ones: what it has */
+	if (type != TC_HBH_XSTATS_QDISC ||
+	    RTA_PAYLOAD(xstats) < offsetof(struct tc_hbh_xstats, fb_expired))
 		return -1;
 	memcpy(&st, RTA_DATA(xstats),
 	       RTA_PAYLOAD(xstats) < sizeof(st) ? RTA_PAYLOAD(xstats) :

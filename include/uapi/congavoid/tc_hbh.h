@@ -72,11 +72,19 @@ enum tc_hbh_mode {
 #define HBH_MODE_DEFAULT	TC_HBH_MODE_HBH
 
 /*
- * TCA_STATS_APP; newer members are only ever appended, and the struct's
- * size never equals that of struct tc_hbh_flow_xstats (112 bytes): tc hands
- * both to the plugin's print_xstats, which tells them apart by size.
+ * The first member of both TCA_STATS_APP structs: tc hands the qdisc's and
+ * each flow's (class) statistics to the same print_xstats, which reads
+ * this to tell them apart (0 is neither).
  */
+enum {
+	TC_HBH_XSTATS_QDISC = 1,	/* struct tc_hbh_xstats */
+	TC_HBH_XSTATS_FLOW = 2,		/* struct tc_hbh_flow_xstats */
+};
+
+/* TCA_STATS_APP of the qdisc; newer members are only ever appended. */
 struct tc_hbh_xstats {
+	__u32 type;		/* TC_HBH_XSTATS_QDISC */
+	__u32 pad0;
 	__u32 flows;		/* flows in the table */
 	__u32 throttled;	/* flows waiting for their next send time */
 	__u64 fb_sent;		/* feedback frames sent upstream */
@@ -127,11 +135,10 @@ struct hbh_flow_key {
 	__u16 zero;		/* zero */
 };
 
-/*
- * Never the size of struct tc_hbh_xstats: tc hands both to the plugin's
- * print_xstats, which tells them apart by size.
- */
+/* TCA_STATS_APP of a flow (class) */
 struct tc_hbh_flow_xstats {
+	__u32 type;		/* TC_HBH_XSTATS_FLOW */
+	__u32 pad0;
 	struct hbh_flow_key key;
 	__u32 qlen;		/* packets queued */
 	__u32 backlog;		/* bytes queued */
