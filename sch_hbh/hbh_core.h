@@ -498,19 +498,25 @@ static inline unsigned int hbh_fb_per_frame_keyed(unsigned int mtu)
  * counter seen before, or older than the window, is a replay; reordering
  * within the window is accepted.
  *
- * A sender the receiver does not know (it has just been created, or has
- * forgotten the sender) is accepted only above a floor: the receiver's
- * time of day at its creation less HBH_REPLAY_SLACK_S (neighbours' clocks
- * may differ by that much), raised to the top counter of every sender it
- * forgets.  So a report captured earlier cannot be replayed to a receiver
- * that has since restarted or forgotten its sender.  The receiver keeps
- * HBH_REPLAY_PEERS senders; a new one takes the place of the one heard from
- * longest ago (only frames with a valid tag get here, so only a key holder
- * can make it forget a sender).  Nothing wedges: a sender whose clock is
- * behind the receiver's by S > HBH_REPLAY_SLACK_S waits S - that after the
- * receiver is created; a forgotten sender's floor is capped at the
- * receiver's now + HBH_REPLAY_SLACK_S, so a sender ahead of the others
- * delays new ones by at most that.
+ * A sender the receiver does not know (it has just been created, has
+ * forgotten the sender for a ninth, or has a new key) is accepted only
+ * above a floor:
+ * - the receiver's creation time, less HBH_REPLAY_SLACK_S (neighbours'
+ *   clocks may differ by that much).  It is taken anew at each frame as
+ *   the time of day now less the time elapsed since creation (boot-time
+ *   clock), so a time of day set or stepped after creation moves it too;
+ * - the last counter of each sender it forgot, at most its time of day
+ *   then less HBH_REPLAY_SLACK_S, so one sender ahead of the others does
+ *   not shut them out;
+ * - at a key change, its time of day then less HBH_REPLAY_SLACK_S.
+ * So a report captured more than HBH_REPLAY_SLACK_S earlier cannot be
+ * replayed to a receiver that has since restarted, forgotten its sender
+ * or changed its key.  Only frames with a valid tag get here, so only a
+ * key holder can make a receiver forget a sender.  Nothing wedges: a
+ * sender whose clock is S > HBH_REPLAY_SLACK_S behind the receiver's
+ * waits S - HBH_REPLAY_SLACK_S after the receiver is created (or forgets
+ * it); a key change forgets every sender, and what a key holder may have
+ * recorded against them (a counter far ahead under a sender's node id).
  */
 #define HBH_REPLAY_WINDOW	64
 #define HBH_REPLAY_PEERS	8
@@ -524,16 +530,24 @@ struct hbh_replay {
 	bool used;
 };
 
-/* A receiver's table: the senders, and the floor for those it does not know. */
+/* A receiver's table: its senders, and the floor for those it does not know. */
 struct hbh_replay_table {
 	struct hbh_replay peer[HBH_REPLAY_PEERS];
-	u64 floor;
+	u64 floor;		/* raised by forgotten senders and key changes */
+	u64 born;		/* boot-time clock at creation, seconds */
 };
 
 /* The counter of second @sec, frame 0. */
 static inline u64 hbh_replay_ctr(u64 sec)
 {
 	return sec << 32;
+}
+
+/* The counter of second @sec less the slack (0 early in 1970). */
+static inline u64 hbh_replay_ctr_slack(u64 sec)
+{
+	return sec > HBH_REPLAY_SLACK_S ?
+	       hbh_replay_ctr(sec - HBH_REPLAY_SLACK_S) : 0;
 }
 
 /* A sender's next counter after @last at time of day @sec (seconds). */
@@ -544,12 +558,33 @@ static inline u64 hbh_replay_next(u64 last, u64 sec)
 	return c > last ? c : last + 1;
 }
 
-/* A new receiver's table at time of day @sec: it knows no sender. */
-static inline void hbh_replay_init(struct hbh_replay_table *t, u64 sec)
+/* A new receiver's table at boot-time clock @boot (seconds). */
+static inline void hbh_replay_init(struct hbh_replay_table *t, u64 boot)
 {
 	memset(t->peer, 0, sizeof(t->peer));
-	t->floor = sec > HBH_REPLAY_SLACK_S ?
-		   hbh_replay_ctr(sec - HBH_REPLAY_SLACK_S) : 0;
+	t->floor = 0;
+	t->born = boot;
+}
+
+/* A new key at time of day @sec: every sender forgotten. */
+static inline void hbh_replay_rekey(struct hbh_replay_table *t, u64 sec)
+{
+	memset(t->peer, 0, sizeof(t->peer));
+	t->floor = max_t(u64, t->floor, hbh_replay_ctr_slack(sec));
+}
+
+/*
+ * The floor for a sender not known, at time of day @sec and boot-time
+ * clock @boot: the creation's time of day as the clock reads now, less
+ * the slack, or t->floor if higher.
+ */
+static inline u64 hbh_replay_floor(const struct hbh_replay_table *t, u64 sec,
+				   u64 boot)
+{
+	u64 age = boot > t->born ? boot - t->born : 0;
+	u64 created = sec > age ? sec - age : 0;
+
+	return max_t(u64, t->floor, hbh_replay_ctr_slack(created));
 }
 
 /* Counter @c of sender @r: fresh (true, recorded) or a replay (false). */
@@ -571,16 +606,15 @@ static inline bool hbh_replay_check(struct hbh_replay *r, u64 c)
 }
 
 /*
- * Frame @c of sender @node at @now (caller's clock, for the LRU) and time
- * of day @sec, against the table @t: true if it is fresh (and now
- * recorded).
+ * Frame @c of sender @node at @now (caller's clock, for the LRU), time of
+ * day @sec and boot-time clock @boot (seconds), against the table @t: true
+ * if it is fresh (and now recorded).
  */
 static inline bool hbh_replay_accept(struct hbh_replay_table *t, u32 node,
-				     u64 c, u64 now, u64 sec)
+				     u64 c, u64 now, u64 sec, u64 boot)
 {
 	struct hbh_replay *r = NULL, *old = &t->peer[0];
 	unsigned int i;
-	u64 cap;
 
 	for (i = 0; i < HBH_REPLAY_PEERS; i++) {
 		struct hbh_replay *p = &t->peer[i];
@@ -600,14 +634,13 @@ static inline bool hbh_replay_accept(struct hbh_replay_table *t, u32 node,
 		r->last = now;
 		return true;
 	}
-	if (c <= t->floor)
+	if (c <= hbh_replay_floor(t, sec, boot))
 		return false;
-	if (old->used) {
-		/* forgotten: its counters so far stay replays */
-		cap = min_t(u64, old->top,
-			    hbh_replay_ctr(sec + HBH_REPLAY_SLACK_S));
-		t->floor = max_t(u64, t->floor, cap);
-	}
+	/* forgotten: its counters up to now less the slack stay replays */
+	if (old->used)
+		t->floor = max_t(u64, t->floor,
+				 min_t(u64, old->top,
+				       hbh_replay_ctr_slack(sec)));
 	*old = (struct hbh_replay){
 		.top = c, .seen = 1, .last = now, .node = node, .used = true,
 	};

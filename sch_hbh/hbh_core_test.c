@@ -1221,9 +1221,16 @@ static void test_fb_per_frame(void **state)
 	assert_int_equal(hbh_fb_per_frame_keyed(U32_MAX), HBH_FB_FRAME_MAX);
 }
 
-/* time of day of the replay tests, seconds; B: a counter of that second */
+/*
+ * time of day of the replay tests, seconds; B: a counter of that second;
+ * BOOT: the boot-time clock then (the table is created at BOOT)
+ */
 #define RT_SEC	1800000000ULL
 #define B	hbh_replay_ctr(RT_SEC)
+#define BOOT	1000ULL
+/* accept @c from @node at time of day RT_SEC + @dt, created @dt s ago */
+#define ACC(t, node, c, dt) \
+	hbh_replay_accept(t, node, c, 1000 + (dt), RT_SEC + (dt), BOOT + (dt))
 
 /* one sender: each counter acts once, and only within the window */
 static void test_replay_window(void **state)
@@ -1232,31 +1239,29 @@ static void test_replay_window(void **state)
 	u64 c;
 
 	(void)state;
-	hbh_replay_init(&t, RT_SEC);
-	assert_true(hbh_replay_accept(&t, 7, B + 1000, 1, RT_SEC));
-	assert_false(hbh_replay_accept(&t, 7, B + 1000, 2, RT_SEC));	/* again */
-	assert_true(hbh_replay_accept(&t, 7, B + 1001, 3, RT_SEC));
-	/* a gap: lost frames */
-	assert_true(hbh_replay_accept(&t, 7, B + 1010, 4, RT_SEC));
-	/* late, in the window */
-	assert_true(hbh_replay_accept(&t, 7, B + 1005, 5, RT_SEC));
-	assert_false(hbh_replay_accept(&t, 7, B + 1005, 6, RT_SEC));
-	assert_false(hbh_replay_accept(&t, 7, B + 1001, 6, RT_SEC));
+	hbh_replay_init(&t, BOOT);
+	assert_true(ACC(&t, 7, B + 1000, 0));
+	assert_false(ACC(&t, 7, B + 1000, 0));	/* again */
+	assert_true(ACC(&t, 7, B + 1001, 0));
+	assert_true(ACC(&t, 7, B + 1010, 0));	/* a gap: lost frames */
+	assert_true(ACC(&t, 7, B + 1005, 0));	/* late, in the window */
+	assert_false(ACC(&t, 7, B + 1005, 0));
+	assert_false(ACC(&t, 7, B + 1001, 0));
 	/* the window's edge: top - 63 is in, top - 64 out */
-	assert_true(hbh_replay_accept(&t, 7, B + 1010 - 63, 7, RT_SEC));
-	assert_false(hbh_replay_accept(&t, 7, B + 1010 - 64, 7, RT_SEC));
-	assert_false(hbh_replay_accept(&t, 7, 0, 7, RT_SEC));
+	assert_true(ACC(&t, 7, B + 1010 - 63, 0));
+	assert_false(ACC(&t, 7, B + 1010 - 64, 0));
+	assert_false(ACC(&t, 7, 0, 0));
 	/* a jump beyond the window forgets what was below it */
-	assert_true(hbh_replay_accept(&t, 7, B + 5000, 8, RT_SEC));
-	assert_false(hbh_replay_accept(&t, 7, B + 1010, 8, RT_SEC));
-	assert_true(hbh_replay_accept(&t, 7, B + 4999, 8, RT_SEC));
+	assert_true(ACC(&t, 7, B + 5000, 0));
+	assert_false(ACC(&t, 7, B + 1010, 0));
+	assert_true(ACC(&t, 7, B + 4999, 0));
 	/* a frame recorded a second (250 periods) earlier never acts */
 	for (c = B + 5001; c < B + 5251; c++)
-		assert_true(hbh_replay_accept(&t, 7, c, 9, RT_SEC));
+		assert_true(ACC(&t, 7, c, 1));
 	for (c = B + 5000; c < B + 5251; c++)
-		assert_false(hbh_replay_accept(&t, 7, c, 10, RT_SEC));
-	assert_true(hbh_replay_accept(&t, 7, U64_MAX, 11, RT_SEC));
-	assert_false(hbh_replay_accept(&t, 7, U64_MAX, 11, RT_SEC));
+		assert_false(ACC(&t, 7, c, 2));
+	assert_true(ACC(&t, 7, U64_MAX, 3));
+	assert_false(ACC(&t, 7, U64_MAX, 3));
 }
 
 /*
@@ -1269,28 +1274,35 @@ static void test_replay_peers(void **state)
 	u32 n;
 
 	(void)state;
-	hbh_replay_init(&t, RT_SEC);
+	hbh_replay_init(&t, BOOT);
 	for (n = 1; n <= HBH_REPLAY_PEERS; n++)
-		assert_true(hbh_replay_accept(&t, n, B + 100, n, RT_SEC));
+		assert_true(hbh_replay_accept(&t, n, B + 100, n, RT_SEC, BOOT));
 	for (n = 1; n <= HBH_REPLAY_PEERS; n++)
-		assert_false(hbh_replay_accept(&t, n, B + 100, 20, RT_SEC));
+		assert_false(hbh_replay_accept(&t, n, B + 100, 20, RT_SEC,
+					       BOOT));
 	/* node 1 heard from again, then a ninth sender: node 2 goes */
-	assert_true(hbh_replay_accept(&t, 1, B + 101, 30, RT_SEC));
-	assert_true(hbh_replay_accept(&t, 99, B + 1, 31, RT_SEC));
-	assert_false(hbh_replay_accept(&t, 1, B + 101, 32, RT_SEC));
+	assert_true(hbh_replay_accept(&t, 1, B + 101, 30, RT_SEC, BOOT));
+	assert_true(hbh_replay_accept(&t, 99, B + 1, 31, RT_SEC + 5,
+				      BOOT + 5));
+	assert_false(hbh_replay_accept(&t, 1, B + 101, 32, RT_SEC + 5,
+				       BOOT + 5));
 	for (n = 3; n <= HBH_REPLAY_PEERS; n++)
-		assert_false(hbh_replay_accept(&t, n, B + 100, 33, RT_SEC));
-	/* forgotten: node 2's old frames stay replays, its new ones act */
+		assert_false(hbh_replay_accept(&t, n, B + 100, 33, RT_SEC + 5,
+					       BOOT + 5));
+	/* forgotten 5 s on: node 2's old frames stay replays, new ones act */
 	assert_int_equal(t.floor, B + 100);
-	assert_false(hbh_replay_accept(&t, 2, B + 100, 34, RT_SEC));
-	assert_false(hbh_replay_accept(&t, 2, B + 37, 34, RT_SEC));
-	assert_true(hbh_replay_accept(&t, 2, B + 102, 35, RT_SEC));
+	assert_false(hbh_replay_accept(&t, 2, B + 100, 34, RT_SEC + 5,
+				       BOOT + 5));
+	assert_false(hbh_replay_accept(&t, 2, B + 37, 34, RT_SEC + 5,
+				       BOOT + 5));
+	assert_true(hbh_replay_accept(&t, 2, B + 102, 35, RT_SEC + 5,
+				      BOOT + 5));
 }
 
 /*
  * The floor for senders a receiver does not know: its creation's time of
- * day less the slack, then the forgotten senders' tops, capped at the
- * receiver's now plus the slack
+ * day (as the clock reads now) less the slack; a forgotten sender's top,
+ * at most now less the slack; a key change's time less the slack
  */
 static void test_replay_floor(void **state)
 {
@@ -1299,38 +1311,50 @@ static void test_replay_floor(void **state)
 	u32 n;
 
 	(void)state;
-	hbh_replay_init(&t, RT_SEC);
-	assert_int_equal(t.floor, hbh_replay_ctr(RT_SEC - slack));
+	hbh_replay_init(&t, BOOT);
+	assert_int_equal(hbh_replay_floor(&t, RT_SEC, BOOT),
+			 hbh_replay_ctr(RT_SEC - slack));
 	/* recorded before the receiver was created, beyond the slack */
-	assert_false(hbh_replay_accept(&t, 1, hbh_replay_ctr(RT_SEC - slack),
-				       1, RT_SEC));
-	assert_false(hbh_replay_accept(&t, 1, hbh_replay_ctr(RT_SEC - 60),
-				       1, RT_SEC + 60));
-	assert_false(hbh_replay_accept(&t, 1, 1, 1, RT_SEC));
+	assert_false(ACC(&t, 1, hbh_replay_ctr(RT_SEC - slack), 0));
+	assert_false(ACC(&t, 1, hbh_replay_ctr(RT_SEC - 60), 60));
+	assert_false(ACC(&t, 1, 1, 0));
 	/* a sender whose clock is behind by less than the slack */
-	assert_true(hbh_replay_accept(&t, 1,
-				      hbh_replay_ctr(RT_SEC - slack) + 1, 2,
-				      RT_SEC));
+	assert_true(ACC(&t, 1, hbh_replay_ctr(RT_SEC - slack) + 1, 0));
 	/* behind by more: refused until its clock passes the floor */
-	assert_false(hbh_replay_accept(&t, 2, hbh_replay_ctr(RT_SEC - 10), 3,
-				       RT_SEC));
-	assert_true(hbh_replay_accept(&t, 2,
-				      hbh_replay_ctr(RT_SEC - slack + 1), 4,
-				      RT_SEC + 9));
-	/* a sender far ahead, forgotten: the floor is capped */
-	assert_true(hbh_replay_accept(&t, 3, hbh_replay_ctr(RT_SEC + 3600), 5,
-				      RT_SEC));
+	assert_false(ACC(&t, 2, hbh_replay_ctr(RT_SEC - 10), 0));
+	assert_true(ACC(&t, 2, hbh_replay_ctr(RT_SEC - slack + 1), 9));
+	/*
+	 * The time of day set after creation (created "in 1970": the boot
+	 * clock says 100 s ago): the floor follows, 100 s before now
+	 */
+	hbh_replay_init(&t, BOOT);
+	assert_int_equal(hbh_replay_floor(&t, 50, BOOT),
+			 hbh_replay_ctr(50 - slack));
+	assert_int_equal(hbh_replay_floor(&t, RT_SEC, BOOT + 100),
+			 hbh_replay_ctr(RT_SEC - 100 - slack));
+	assert_false(hbh_replay_accept(&t, 1, hbh_replay_ctr(RT_SEC - 200), 1,
+				       RT_SEC, BOOT + 100));
+	/* stepped back an hour: new senders are not refused for an hour */
+	assert_true(hbh_replay_accept(&t, 2, hbh_replay_ctr(RT_SEC - 3600), 1,
+				      RT_SEC - 3600, BOOT + 110));
+	/* a sender far ahead, forgotten: the floor stays below now */
+	hbh_replay_init(&t, BOOT);
+	assert_true(ACC(&t, 3, hbh_replay_ctr(RT_SEC + 3600), 0));
 	for (n = 10; n < 10 + HBH_REPLAY_PEERS; n++)
-		assert_true(hbh_replay_accept(&t, n, hbh_replay_ctr(RT_SEC), 6 + n,
-					      RT_SEC));
-	assert_int_equal(t.floor, hbh_replay_ctr(RT_SEC + slack));
-	assert_true(hbh_replay_accept(&t, 30,
-				      hbh_replay_ctr(RT_SEC + slack) + 1, 40,
-				      RT_SEC + slack));
+		assert_true(ACC(&t, n, hbh_replay_ctr(RT_SEC) + n, 0));
+	assert_int_equal(t.floor, hbh_replay_ctr(RT_SEC - slack));
+	assert_true(ACC(&t, 30, hbh_replay_ctr(RT_SEC - 1), 0));
+	/* a key change: every sender forgotten, older frames refused */
+	hbh_replay_init(&t, BOOT);
+	assert_true(ACC(&t, 4, U64_MAX - 1, 0));	/* a poisoned entry */
+	assert_false(ACC(&t, 4, B + 5, 0));
+	hbh_replay_rekey(&t, RT_SEC + 10);
+	assert_true(ACC(&t, 4, hbh_replay_ctr(RT_SEC + 10), 10));
+	assert_false(ACC(&t, 5, hbh_replay_ctr(RT_SEC + 10 - slack), 10));
 	/* created at an early time of day: a floor of 0, not a wrap */
-	hbh_replay_init(&t, 1);
-	assert_int_equal(t.floor, 0);
-	assert_true(hbh_replay_accept(&t, 1, 1, 1, 1));
+	hbh_replay_init(&t, 0);
+	assert_int_equal(hbh_replay_floor(&t, 1, 0), 0);
+	assert_true(hbh_replay_accept(&t, 1, 1, 1, 1, 0));
 }
 
 /* a sender's counters: from the time of day, and always growing */

@@ -1172,7 +1172,7 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 	const struct hbh_fb_hdr *h;
 	unsigned int n, i, applied, len;
 	struct Qdisc *sch = q->sch;
-	u64 now, t_meas, sec, ctr = 0;
+	u64 now, t_meas, sec, boot, ctr = 0;
 	bool keyed;
 	u32 node;
 
@@ -1226,6 +1226,7 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 	node = get_unaligned_be32(&h->node);
 	now = ktime_get_ns();
 	sec = key ? ktime_get_real_seconds() : 0;
+	boot = key ? ktime_get_boottime_seconds() : 0;
 
 	spin_lock(qdisc_lock(sch));
 	if (q->dead || q->mode == TC_HBH_MODE_FIFO) {
@@ -1238,7 +1239,7 @@ static int hbh_rcv(struct sk_buff *skb, struct net_device *dev,
 		atomic64_inc(&q->fb_badauth);
 		goto drop;
 	}
-	if (key && !hbh_replay_accept(&q->replay, node, ctr, now, sec)) {
+	if (key && !hbh_replay_accept(&q->replay, node, ctr, now, sec, boot)) {
 		q->fb_replay++;
 		spin_unlock(qdisc_lock(sch));
 		goto drop;
@@ -1505,15 +1506,19 @@ static int hbh_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	sch_tree_lock(sch);
-	if (tb[TCA_HBH_ETHERTYPE])
-		q->ethertype = nla_get_u16(tb[TCA_HBH_ETHERTYPE]);
+	/* at creation only (hbh_validate): hbh_link_conf reads it unlocked */
+	if (tb[TCA_HBH_ETHERTYPE] && create)
+		WRITE_ONCE(q->ethertype, nla_get_u16(tb[TCA_HBH_ETHERTYPE]));
 	/*
-	 * A new key (or none).  The replay table stays: counters are the
-	 * senders' whatever the key.  The same key again changes nothing.
+	 * A new key (or none): every sender forgotten, and frames from before
+	 * the change (less the slack) refused (hbh_core.h).  The same key
+	 * again changes nothing.
 	 */
 	if (tb[TCA_HBH_KEY] && !hbh_key_same(rtnl_dereference(q->key), key)) {
 		old = rcu_replace_pointer(q->key, key, lockdep_rtnl_is_held());
 		key = NULL;
+		if (!create)
+			hbh_replay_rekey(&q->replay, ktime_get_real_seconds());
 	}
 	if (tb[TCA_HBH_RATE])
 		q->params.rate = nla_get_u64(tb[TCA_HBH_RATE]);
@@ -1622,7 +1627,7 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	if (!q->hash || !q->fb_buf || !q->fb_dest || !q->fb_order)
 		return -ENOMEM;		/* destroy frees what was allocated */
 
-	hbh_replay_init(&q->replay, ktime_get_real_seconds());
+	hbh_replay_init(&q->replay, ktime_get_boottime_seconds());
 	err = hbh_change(sch, opt, extack);
 	if (err)
 		return err;
@@ -1649,9 +1654,10 @@ static void hbh_destroy(struct Qdisc *sch)
 	struct hbh_sched_data *q = qdisc_priv(sch);
 
 	/*
-	 * Waits for receivers in flight (synchronize_net): on an init that
-	 * fails after this one succeeded (a bad estimator), some kernels free
-	 * the qdisc at once, without a grace period.
+	 * Waits for receivers in flight (synchronize_net), so that nothing
+	 * here depends on how the qdisc is freed: 6.1 and 6.12 free it after
+	 * a grace period (qdisc_free_rcu) even when a create fails after init
+	 * succeeded, older kernels at once.  A grace period per root hbh.
 	 */
 	if (q->pt_added)
 		dev_remove_pack(&q->pt);
