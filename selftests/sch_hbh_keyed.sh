@@ -24,7 +24,7 @@
 #   on a and sent again a second later are replays, every one;
 # - a receiver that forgets a sender (the same key applied again, the
 #   qdisc created again) still refuses that sender's captured reports;
-#   a new sender counted from 3 s before the qdisc was created is refused;
+#   a new sender counted from 5 s before the qdisc was created is refused;
 # - per-link keys: reports go out under the key and Ethertype of the
 #   root hbh of the device they are sent on;
 # - keys that differ: every report refused (fb_badauth), none applied.
@@ -186,18 +186,19 @@ key_holder_and_replay() {
 	rep=$(($(st "$A" eth0 fb_replay) - rep0))
 	n3=$(forge "$R" up 100 "$K1")
 	bad=$(($(st "$A" eth0 fb_badauth) - bad0))
-	# a sender a has never heard, its counters from 3 s before a's qdisc
-	# was created (1 s beyond the slack): what a recorder of an earlier
-	# sender replays to a receiver that restarted
+	# a sender a has never heard, its counters from 5 s before a's qdisc
+	# was created (the slack is 2 s; the floor is in whole seconds of two
+	# clocks, each read truncated, so it may sit a second lower): what a
+	# recorder of an earlier sender replays to a receiver that restarted
 	rep0=$(st "$A" eth0 fb_replay)
-	n4=$(forge "$R" up 100 "$K2" "$(((t0 - 3) << 32))" 0xbeef)
+	n4=$(forge "$R" up 100 "$K2" "$(((t0 - 5) << 32))" 0xbeef)
 	stale=$(($(st "$A" eth0 fb_replay) - rep0))
 	# fresh and keyed, from a's own address: a reflection, refused
 	rej0=$(st "$A" eth0 fb_rejected)
 	n5=$(FORGE_SRC=$(ip -n "$A" -j link show eth0 | jq -r '.[0].address') \
 		forge "$R" up 100 "$K2" "$((c + (1 << 32)))" 0xfeed)
 	refl=$(($(st "$A" eth0 fb_rejected) - rej0))
-	log "key holder: $n1 reports, fb_received +$rcv; the same $n2 again: fb_replay +$rep; $n3 under another key: fb_badauth +$bad; $n4 from a new sender counted from 3 s before a's qdisc: fb_replay +$stale; $n5 from a's own address: fb_rejected +$refl"
+	log "key holder: $n1 reports, fb_received +$rcv; the same $n2 again: fb_replay +$rep; $n3 under another key: fb_badauth +$bad; $n4 from a new sender counted from 5 s before a's qdisc: fb_replay +$stale; $n5 from a's own address: fb_rejected +$refl"
 	check "key_holder_accepted ($rcv of $n1)" eval 'test "$n1" = 100 && test "$rcv" = "$n1"'
 	check "replayed_refused ($rep of $n2)" eval 'test "$n2" = 100 && test "$rep" = "$n2"'
 	check "wrong_key_badauth ($bad of $n3)" eval 'test "$n3" = 100 && test "$bad" = "$n3"'
