@@ -1146,12 +1146,9 @@ static void hbh_apply(struct hbh_sched_data *q, struct hbh_flow *f,
 static bool hbh_tag_ok(const struct hbh_key *key, struct sk_buff *skb,
 		       unsigned int len, u16 ethertype)
 {
-	const struct ethhdr *eth;
+	const struct ethhdr *eth = eth_hdr(skb);	/* checked by hbh_rcv */
 	u8 tag[HBH_FB_TAG_LEN];
 
-	if (!skb_mac_header_was_set(skb) || skb_mac_header_len(skb) < ETH_HLEN)
-		return false;
-	eth = eth_hdr(skb);
 	hbh_tag(key, eth->h_dest, eth->h_source, ethertype, skb->data,
 		len - HBH_FB_TAG_LEN, tag);
 	return !crypto_memneq(tag, skb->data + len - HBH_FB_TAG_LEN,
