@@ -11,12 +11,16 @@ that refused it (policy=MIN..MAX).
 NL_TCA_RATE=INTERVAL:EWMA_LOG adds a TCA_RATE (struct tc_estimator), which
 the kernel applies after the qdisc's init: an interval out of -2..3 makes
 the create fail after init succeeded.
-Exit status 0 if the kernel accepted the request, 1 otherwise.
+NL_REPEAT=N sends the request N times, one answer a line, NL_GAP_MS
+milliseconds apart (default 0): one process for many requests (a process
+costs a TCG guest about 0.3 s).
+Exit status 0 if the kernel accepted every request, 1 otherwise.
 """
 import os
 import socket
 import struct
 import sys
+import time
 
 RTM_NEWQDISC = 36
 NLM_F_REQUEST, NLM_F_ACK, NLM_F_REPLACE, NLM_F_CREATE = 1, 4, 0x100, 0x400
@@ -78,6 +82,17 @@ def main():
     msg = struct.pack("IHHII", 16 + len(body), RTM_NEWQDISC, flags, 1, 0) + body
     s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
     s.setsockopt(270, NETLINK_EXT_ACK, 1)  # SOL_NETLINK
+    rc = 0
+    gap = int(os.environ.get("NL_GAP_MS", "0")) / 1000
+    for i in range(int(os.environ.get("NL_REPEAT", "1"))):
+        if i and gap:
+            time.sleep(gap)
+        rc |= request(s, msg)
+    return rc
+
+
+def request(s, msg):
+    """Send MSG on S, print the kernel's answer; 0 if it accepted it"""
     s.sendto(msg, (0, 0))
     data = s.recv(65536)
     ln, typ = struct.unpack("IH", data[:6])
