@@ -77,8 +77,12 @@ wait_tx() {
 	done
 	return 1
 }
-udp_flow() {	# udp_flow SECS RATE: the flow a -> d, in the background
-	ip netns exec "$A" iperf3 -c 10.2.0.2 -u -b "$2" -l 1400 -t "$1" --cport 40000 >/dev/null 2>&1 &
+# udp_flow RATE: the flow a -> d, in the background until the test ends
+# (key_mismatch stops its first one earlier): a test's steps take longer
+# on a slow guest, and flows of a fixed length ended before the debug
+# kernel's measurements began
+udp_flow() {
+	ip netns exec "$A" iperf3 -c 10.2.0.2 -u -b "$1" -l 1400 -t 600 --cport 40000 >/dev/null 2>&1 &
 	UDP_PID=$!
 	defer kill "$UDP_PID"
 }
@@ -145,7 +149,7 @@ keyed_netlink() {
 forger() {
 	local base cost keyed bad0 bad sent sent0 sent2 open rcv0 rcv
 	hbh_on "$A" eth0 rate "$(kbit 10000)" key "$K1"
-	udp_flow 30 "$(kbit 8000 K)"
+	udp_flow "$(kbit 8000 K)"
 	sleep 2
 	base=$(a_bps 3)
 	# the cost of the frames alone
@@ -217,7 +221,7 @@ key_holder_and_replay() {
 	local rcv0 rep0 bad0 rej0 n1 n2 n3 n4 n5 rcv rep bad stale refl c t0
 	t0=$(date +%s)
 	hbh_on "$A" eth0 rate "$(kbit 10000)" key "$K2"
-	udp_flow 10 "$(kbit 2000 K)"
+	udp_flow "$(kbit 2000 K)"
 	sleep 1
 	rcv0=$(st "$A" eth0 fb_received) rep0=$(st "$A" eth0 fb_replay) bad0=$(st "$A" eth0 fb_badauth)
 	c=$(($(date +%s) << 32))
@@ -254,7 +258,7 @@ keyed_chain() {
 	local rcv0 rcv ctl cap sent rep0 rep bad0 bad before after
 	hbh_on "$A" eth0 rate "$(kbit 10000)" key "$K1"
 	hbh_on "$R" down rate "$(kbit 5000)" key "$K1"
-	udp_flow 30 "$(kbit 8000 K)"
+	udp_flow "$(kbit 8000 K)"
 	sleep 2
 	rcv0=$(st "$A" eth0 fb_received)
 	ip netns exec "$A" "$SELFTESTS_DIR/hbh_frames.py" capture eth0 1 "$TMP_DIR/cap" >"$TMP_DIR/ncap"
@@ -286,7 +290,7 @@ replay_after_restart() {
 	local cap n1 n2 rep0 rcv0 rep1 rcv1 rep2 rcv2
 	hbh_on "$A" eth0 rate "$(kbit 10000)" key "$K1"
 	ip netns exec "$R" tc qdisc add dev down root hbh rate "$(kbit 5000)" key "$K1"
-	udp_flow 10 "$(kbit 8000 K)"
+	udp_flow "$(kbit 8000 K)"
 	sleep 2
 	ip netns exec "$A" "$SELFTESTS_DIR/hbh_frames.py" capture eth0 1 "$TMP_DIR/cap" >"$TMP_DIR/ncap"
 	cap=$(cat "$TMP_DIR/ncap")
@@ -315,7 +319,7 @@ per_link_keys() {
 	hbh_on "$A" eth0 rate "$(kbit 10000)" ethertype 0x88b6 key "$K1"
 	hbh_on "$R" up rate 100mbit ethertype 0x88b6 key "$K1"
 	hbh_on "$R" down rate "$(kbit 5000)" key "$K2"
-	udp_flow 6 "$(kbit 8000 K)"
+	udp_flow "$(kbit 8000 K)"
 	sleep 4
 	sent=$(st "$R" down fb_sent) rcv=$(st "$A" eth0 fb_received)
 	bad=$(st "$A" eth0 fb_badauth) rej=$(st "$A" eth0 fb_rejected)
@@ -337,7 +341,7 @@ key_mismatch() {
 	local bad rcv ctl sent d0 p0 d1 p1 lossm lossf
 	hbh_on "$A" eth0 rate "$(kbit 10000)" key "$K1"
 	hbh_on "$R" down rate "$(kbit 5000)" key "$K2"
-	udp_flow 5 "$(kbit 8000 K)"
+	udp_flow "$(kbit 8000 K)"
 	sleep 1
 	read -r d0 p0 <<<"$(r_loss)"
 	sleep 3
@@ -345,10 +349,11 @@ key_mismatch() {
 	sent=$(st "$R" down fb_sent) bad=$(st "$A" eth0 fb_badauth)
 	rcv=$(st "$A" eth0 fb_received) ctl=$(st "$A" eth0 controlled)
 	lossm=$(awk -v d=$((d1 - d0)) -v p=$((p1 - p0)) 'BEGIN { if (d + p > 0) printf "%.3f", d / (d + p); else print "null" }')
-	wait "$UDP_PID"
+	kill "$UDP_PID"
+	wait "$UDP_PID" 2>/dev/null
 	sleep 1
 	ip netns exec "$R" tc qdisc replace dev down root hbh rate "$(kbit 5000)" mode fifo limit 100
-	udp_flow 5 "$(kbit 8000 K)"
+	udp_flow "$(kbit 8000 K)"
 	sleep 1
 	read -r d0 p0 <<<"$(r_loss)"
 	sleep 3
