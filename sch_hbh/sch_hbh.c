@@ -92,11 +92,14 @@ CONGAVOID_PARAM_UINT(gc_age_ms, gc_age_ms, 100, 600000, GC_AGE_MS_DEFAULT,
 
 enum hbh_where { HBH_IDLE, HBH_ACTIVE, HBH_THROTTLED };
 
+/* Which of the timer's lists a recently active flow is on (hbh_snapshot). */
+enum hbh_rpt { HBH_RPT_NONE, HBH_RPT_WAIT, HBH_RPT_READY };
+
 struct hbh_flow {
 	struct hlist_node hnode;	/* q->hash */
 	struct list_head lru;		/* q->lru, in the order of gc's visits */
 	struct list_head active;	/* q->active while it may send */
-	struct list_head rpt;		/* q->rpt while recently active */
+	struct list_head rpt;		/* q->ready or q->rpt: recently active */
 	struct rb_node rb;		/* q->throttled, by time_next_packet */
 	struct hbh_flow_key key;
 	struct sk_buff *head;
@@ -105,6 +108,7 @@ struct hbh_flow {
 	u32 backlog;
 	int deficit;
 	u8 where;			/* enum hbh_where */
+	u8 rpt_on;			/* enum hbh_rpt */
 	int up_ifindex;			/* where the flow comes from, 0: local */
 	u32 avg_len;			/* mean packet size, bytes */
 	u64 arrived;			/* cumulative bytes, drops included */
@@ -156,6 +160,7 @@ struct hbh_sched_data {
 	struct hlist_head *hash;
 	struct list_head lru;
 	struct list_head active;
+	struct list_head ready;		/* ... that earned a report entry */
 	struct list_head rpt;		/* recently active flows, round robin */
 	bool timer_on;			/* armed or running; under the root lock */
 	struct rb_root throttled;
@@ -279,12 +284,27 @@ static u32 hbh_flows_max(const struct hbh_sched_data *q)
 	return min(READ_ONCE(max_flows), 4 * (q->hash_mask + 1));
 }
 
+/*
+ * An IPv4 key's other address words are zero: its hash takes the four
+ * words that can differ (one jhash round instead of three).  Equal keys
+ * hash alike, which is all a lookup needs; the compare is over the whole.
+ */
 static struct hlist_head *hbh_bucket(const struct hbh_sched_data *q,
 				     const struct hbh_flow_key *k)
 {
-	BUILD_BUG_ON(sizeof(*k) % sizeof(u32));
-	return &q->hash[jhash2((const u32 *)k, sizeof(*k) / sizeof(u32),
-			       q->hash_seed) & q->hash_mask];
+	const u32 *w = (const u32 *)k;
+	u32 h;
+
+	BUILD_BUG_ON(sizeof(*k) != 10 * sizeof(u32));
+	BUILD_BUG_ON(offsetof(struct hbh_flow_key, sport) != 8 * sizeof(u32));
+	if (k->family == HBH_FB_FAMILY_IPV4) {
+		u32 v4[4] = { w[0], w[4], w[8], w[9] };
+
+		h = jhash2(v4, ARRAY_SIZE(v4), q->hash_seed);
+	} else {
+		h = jhash2(w, sizeof(*k) / sizeof(u32), q->hash_seed);
+	}
+	return &q->hash[h & q->hash_mask];
 }
 
 /* Word by word: an out-of-line memcmp() per candidate costs a call. */
@@ -322,10 +342,11 @@ static void hbh_flow_setup(struct hbh_sched_data *q, struct hbh_flow *f)
 }
 
 static struct hbh_flow *hbh_classify(struct hbh_sched_data *q,
-				     struct sk_buff *skb, u64 now)
+				     struct sk_buff *skb)
 {
 	struct hbh_flow *f;
 	struct hbh_flow_key k;
+	u64 now;
 
 	if (q->mode == TC_HBH_MODE_FIFO || !hbh_key_of(skb, &k))
 		return &q->other;
@@ -339,6 +360,7 @@ static struct hbh_flow *hbh_classify(struct hbh_sched_data *q,
 		goto overflow;
 	hbh_flow_setup(q, f);
 	f->key = k;
+	now = ktime_get_ns();
 	f->dep_at = now;
 	if (q->mode == TC_HBH_MODE_HBH && q->nbr_at &&
 	    now - q->nbr_at < hbh_fb_timeout(q)) {
@@ -481,7 +503,6 @@ static int hbh_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	struct hbh_sched_data *q = qdisc_priv(sch);
 	u32 len = qdisc_pkt_len(skb);
 	struct hbh_flow *f;
-	u64 now;
 
 	if (unlikely(hbh_own_report(skb))) {
 		/* our own report: ahead of data, charged to the link */
@@ -493,8 +514,7 @@ static int hbh_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 		return NET_XMIT_SUCCESS;
 	}
 
-	now = ktime_get_ns();
-	f = hbh_classify(q, skb, now);
+	f = hbh_classify(q, skb);
 	f->arrived += len;
 
 	/*
@@ -513,11 +533,23 @@ static int hbh_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 
 	/* active, and earning report budget, only for what it admits */
 	f->up_ifindex = skb->skb_iif;
-	f->last_active = now;
+	/*
+	 * To the tick: last_active serves the report window and gc, the
+	 * dequeue sets it exactly; the coarse clock saves a clock read.
+	 */
+	f->last_active = ktime_get_coarse_ns();
 	f->fb_credit = hbh_credit_add(f->fb_credit, len);
 	if (f != &q->other) {
-		if (list_empty(&f->rpt))
+		/* the timer looks at the flows that can report (hbh_snapshot) */
+		if (f->fb_credit >= HBH_FB_COST) {
+			if (f->rpt_on != HBH_RPT_READY) {
+				list_move_tail(&f->rpt, &q->ready);
+				f->rpt_on = HBH_RPT_READY;
+			}
+		} else if (f->rpt_on == HBH_RPT_NONE) {
 			list_add_tail(&f->rpt, &q->rpt);
+			f->rpt_on = HBH_RPT_WAIT;
+		}
 		/* no timer while idle: armed by the first packet */
 		if (unlikely(!q->timer_on)) {
 			q->timer_on = true;
@@ -530,7 +562,8 @@ static int hbh_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	hbh_flow_add_skb(f, skb);
 	if (f->where == HBH_IDLE) {
 		f->deficit = q->quantum;
-		hbh_schedule_flow(q, f, now);
+		/* the clock only for a flow that may have to wait (paced) */
+		hbh_schedule_flow(q, f, f->time_next_packet ? ktime_get_ns() : 0);
 	}
 	qdisc_qstats_backlog_inc(sch, skb);
 	sch->q.qlen++;
@@ -687,16 +720,62 @@ static void hbh_measure(struct hbh_flow *f, u64 now)
 	f->dep_at = now;
 }
 
+/* Reports from a flow go to its upstream neighbour, if it has one. */
+static bool hbh_reports(const struct hbh_sched_data *q,
+			const struct hbh_flow *f)
+{
+	return q->mode != TC_HBH_MODE_FIFO && f->up_ifindex;
+}
+
+/* @f off the timer's lists: it has been idle for the report window. */
+static void hbh_rpt_leave(struct hbh_flow *f)
+{
+	list_del_init(&f->rpt);
+	f->rpt_on = HBH_RPT_NONE;
+}
+
+/* q->fb_buf[@cnt] and its destination: @f's report, measured now. */
+static void hbh_report_flow(struct Qdisc *sch, struct hbh_flow *f, u64 now,
+			    u64 window, unsigned int cnt)
+{
+	struct hbh_sched_data *q = qdisc_priv(sch);
+	const struct hbh_report *d = &f->down;
+	u32 sp;
+
+	/* measured when it reports, over the real interval */
+	hbh_measure(f, now);
+	sp = hbh_setpoint(q->setpoint, f->avg_len ? : 1, f->dep_rate,
+			  sch->limit, q->params.rate);
+	if (q->mode == TC_HBH_MODE_E2E && f->down_at &&
+	    now - f->down_at <= window && d->q_pkts >= f->qlen)
+		hbh_fill_entry(&q->fb_buf[cnt], f, d->origin, d->q_pkts,
+			       d->q_bytes, d->setpoint, d->arrived,
+			       d->departed);
+	else
+		hbh_fill_entry(&q->fb_buf[cnt], f, q->node, f->qlen,
+			       f->backlog, sp, f->arrived, f->departed);
+	q->fb_dest[cnt].ifindex = f->up_ifindex;
+}
+
 /*
  * Under the root lock: one entry per recently active flow that came from a
- * neighbour, with the ifindex to send it on.  Also the per-flow departure
- * rate for the dynamic setpoint, and garbage collection.
+ * neighbour and earned one, with the ifindex to send it on.  Also the
+ * per-flow departure rate for the dynamic setpoint, and garbage collection.
  *
- * The work is bounded: the timer visits at most one flow per HBH_VISIT_NS
- * of period (25 at 100 us, 1000 at 4 ms; HBH_VISIT_MIN..HBH_FB_MAX), taken
- * round robin from q->rpt, where a flow goes with its first admitted packet
- * and leaves once it has been idle for the report window; the next period
- * continues where this one stopped.  Local flows count like any other.
+ * A flow joins q->rpt with its first admitted packet, moves to q->ready
+ * once its report budget holds an entry (hbh_core.h: one per HBH_FB_COST
+ * bytes it carried), back to q->rpt when it spent it, and leaves both once
+ * it has been idle for the report window.  The timer visits q->ready, where
+ * every flow reports (a local one is only measured, for its class stats),
+ * then q->rpt for the period's floor: the first flow from a neighbour
+ * there reports without budget, so that a lone slow flow is still reported
+ * every period (but none twice: those that just spent their budget join
+ * q->rpt after the floor's walk).  A router with many slow flows so visits about as many
+ * flows as it reports, not every recently active one every period.
+ *
+ * The work is bounded: at most one visit per HBH_VISIT_NS of period (25 at
+ * 100 us, 1000 at 4 ms; HBH_VISIT_MIN..HBH_FB_MAX), each list round robin,
+ * the next period continuing where this one stopped.
  */
 static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 {
@@ -705,50 +784,62 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 	u64 gc_age = (u64)READ_ONCE(gc_age_ms) *
 		     NSEC_PER_MSEC;
 	unsigned int cnt = 0, scanned = 0, budget;
-	struct list_head *pos = q->rpt.next;
+	struct list_head *pos;
 	struct hbh_flow *f;
 	u32 floor = 1;		/* entries per period beyond the budget */
+	u32 no_floor = 0;
+	LIST_HEAD(spent);	/* back to q->rpt once the floor is given */
 
 	budget = clamp_t(u32, q->period / HBH_VISIT_NS, HBH_VISIT_MIN,
 			 HBH_FB_MAX);
 	/*
-	 * At most once round the list per period.  The visited flows stay
-	 * where they are; one rotation at the end puts them behind the
-	 * unvisited ones (instead of one list move per visit).
+	 * Each list at most once round per period.  Visited flows that
+	 * remain on it stay where they are; one rotation at the end puts
+	 * them behind the unvisited ones (not one list move per visit).
 	 */
-	while (pos != &q->rpt && budget-- && cnt < HBH_FB_MAX) {
-		const struct hbh_report *d;
-		u32 sp;
-
+	pos = q->ready.next;
+	while (pos != &q->ready && budget && cnt < HBH_FB_MAX) {
 		f = list_entry(pos, struct hbh_flow, rpt);
 		pos = pos->next;
+		budget--;
 		if (now - f->last_active > window) {
-			list_del_init(&f->rpt);
+			hbh_rpt_leave(f);
 			continue;
 		}
-		if (q->mode == TC_HBH_MODE_FIFO || !f->up_ifindex) {
-			hbh_measure(f, now);	/* for the class stats only */
+		if (hbh_credit_take(&f->fb_credit, &no_floor)) {
+			if (hbh_reports(q, f))
+				hbh_report_flow(sch, f, now, window, cnt++);
+			else
+				hbh_measure(f, now);	/* class stats only */
+		}
+		if (f->fb_credit < HBH_FB_COST) {
+			list_move_tail(&f->rpt, &spent);
+			f->rpt_on = HBH_RPT_WAIT;
+		}
+	}
+	if (pos != &q->ready)
+		list_rotate_to_front(pos, &q->ready);
+
+	pos = q->rpt.next;
+	while (floor && pos != &q->rpt && budget && cnt < HBH_FB_MAX) {
+		f = list_entry(pos, struct hbh_flow, rpt);
+		pos = pos->next;
+		budget--;
+		if (now - f->last_active > window) {
+			hbh_rpt_leave(f);
 			continue;
 		}
-		/* measured when it reports, over the real interval */
-		if (!hbh_credit_take(&f->fb_credit, &floor))
-			continue;	/* held back by the report budget */
-		hbh_measure(f, now);
-		d = &f->down;
-		sp = hbh_setpoint(q->setpoint, f->avg_len ? : 1, f->dep_rate,
-				  sch->limit, q->params.rate);
-		if (q->mode == TC_HBH_MODE_E2E && f->down_at &&
-		    now - f->down_at <= window && d->q_pkts >= f->qlen)
-			hbh_fill_entry(&q->fb_buf[cnt], f, d->origin, d->q_pkts,
-				       d->q_bytes, d->setpoint, d->arrived,
-				       d->departed);
-		else
-			hbh_fill_entry(&q->fb_buf[cnt], f, q->node, f->qlen,
-				       f->backlog, sp, f->arrived, f->departed);
-		q->fb_dest[cnt++].ifindex = f->up_ifindex;
+		if (!hbh_reports(q, f)) {
+			hbh_measure(f, now);		/* class stats only */
+			continue;
+		}
+		floor--;	/* its budget holds less than an entry */
+		hbh_report_flow(sch, f, now, window, cnt++);
 	}
 	if (pos != &q->rpt)
 		list_rotate_to_front(pos, &q->rpt);
+	/* (not visited twice: a flow reports at most once a period) */
+	list_splice_tail(&spent, &q->rpt);
 
 	/*
 	 * Garbage collection, HBH_GC_SCAN flows per period from the head of
@@ -1077,7 +1168,7 @@ static enum hrtimer_restart hbh_timer(struct hrtimer *timer)
 	 * An enqueue that sees timer_on false restarts the timer, even while
 	 * this callback finishes (it returns NORESTART, the new start stands).
 	 */
-	idle = !q->flows && list_empty(&q->rpt);
+	idle = !q->flows && list_empty(&q->ready) && list_empty(&q->rpt);
 	if (idle)
 		q->timer_on = false;
 	spin_unlock(root_lock);
@@ -1601,6 +1692,7 @@ static int hbh_init(struct Qdisc *sch, struct nlattr *opt,
 	q->hash_seed = get_random_u32();
 	INIT_LIST_HEAD(&q->lru);
 	INIT_LIST_HEAD(&q->active);
+	INIT_LIST_HEAD(&q->ready);
 	INIT_LIST_HEAD(&q->rpt);
 	q->throttled = RB_ROOT;
 	__skb_queue_head_init(&q->ctlq);

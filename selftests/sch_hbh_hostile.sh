@@ -14,6 +14,8 @@
 #   5-tuples through r: the report bytes r sends back stay within 1/16 of
 #   the bytes those flows carried plus one one-entry frame per period, and
 #   go unicast to a's MAC, which a accepts;
+# - the report floor: a lone flow too slow to earn a report entry (20
+#   pings a second) is still reported every period;
 # - L3 upstream: flows arriving on an ipip device get no report (no
 #   Ethernet header can be built there), counted as unsendable;
 # - 16k local flows at a 100 us period: the timer's work stays bounded;
@@ -26,7 +28,7 @@
 #   not processed (issue 37: they were cloned before the check);
 # - hbh below prio: its flows list the hbh qdisc as their parent.
 
-ALL_TESTS="shaper_bypass report_amplification l3_upstream many_flows vlan mtu_flap no_hbh_tap class_parent"
+ALL_TESTS="shaper_bypass report_amplification report_floor l3_upstream many_flows vlan mtu_flap no_hbh_tap class_parent"
 
 
 . "$(dirname "$0")/lib.sh"
@@ -42,6 +44,11 @@ MTU_WIRE=1514
 xs() { "$SELFTESTS_DIR/hbh_xstats.py" "$1" "$2" | awk -v k="$3" '$1 == k { v = $2 } END { print (v == "" ? "null" : v) }'; }
 txb() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/tx_bytes"; }
 now_ns() { date +%s%N; }
+# fb_entries NS DEV: the report entries the hbh on DEV has sent (every
+# frame: 14 + 24 bytes, and 72 an entry)
+fb_entries() {
+	echo $((($(xs "$1" "$2" fb_bytes) - 38 * $(xs "$1" "$2" fb_sent)) / 72))
+}
 # qdisc_del NS DEV [root|clsact]
 qdisc_del() { ip netns exec "$1" tc qdisc del dev "$2" "${3:-root}"; }
 
@@ -164,6 +171,34 @@ l3_upstream() {
 	check "l3_unsendable_counted ($l3_uns)" test "$l3_uns" != null -a "$l3_uns" != 0
 }
 
+# a lone slow flow is reported every period: 20 pings a second of 98
+# bytes earn an entry's budget (1760 bytes) about once a second, and the
+# floor (one entry a period that needs no budget) reports it in every
+# other period too; at period 100ms the flow stays in the report window
+# (2.5 s) between pings.  The target: an entry each period, less the two
+# the measurement's edges can miss.
+report_floor() {
+	local p0 s0 b0 t0 t1 p1 s1 b1 periods ents
+	# packets, frames sent and their bytes, from one read of r's stats
+	rsnap() { "$SELFTESTS_DIR/hbh_xstats.py" "$R" down | awk '$1 == "packets" { p = $2 } $1 == "fb_sent" { s = $2 } $1 == "fb_bytes" { b = $2 }
+		END { print (p == "" ? "null" : p), (s == "" ? "null" : s), (b == "" ? "null" : b) }'; }
+	ip netns exec "$R" tc qdisc add dev down root hbh rate 10mbit period 100ms
+	defer qdisc_del "$R" down
+	ip netns exec "$A" ping -c 1 -W 1 10.2.0.2 >/dev/null
+	read -r p0 s0 b0 <<<"$(rsnap)"
+	t0=$(now_ns)
+	ip netns exec "$A" ping -c 40 -i 0.05 -q 10.2.0.2 >/dev/null
+	t1=$(now_ns)
+	read -r p1 s1 b1 <<<"$(rsnap)"
+	check "floor_stats_read ($p0 $s0 $b0, $p1 $s1 $b1)" eval '! echo "$p0 $s0 $b0 $p1 $s1 $b1" | grep -q null' || return
+	periods=$(((t1 - t0) / 100000000))
+	# (the reads are outside [t0, t1]: the entries counted cover at least it)
+	ents=$((((b1 - b0) - 38 * (s1 - s0)) / 72))
+	log "floor: $((p1 - p0)) packets through r in $(((t1 - t0) / 1000000)) ms ($periods periods); r sent $((s1 - s0)) frames, $ents entries"
+	check "floor_traffic_flowed ($((p1 - p0)) packets)" test $((p1 - p0)) -ge 40
+	check "floor_every_period ($ents entries >= $periods - 2 periods)" test "$ents" -ge $((periods - 2))
+}
+
 # rtt N: "<avg> <max>" ms of N pings from a to r through a's hbh
 rtt() { ip netns exec "$A" ping -c "$1" -i 0.05 -q 10.1.0.2 | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/\([0-9.]*\)/.*|\1 \2|p'; }
 # busy SECONDS: the share of CPU time not idle, whole guest, over SECONDS
@@ -261,12 +296,6 @@ vlan() {
 # there, wrote past a 256-entry array on the stack (a KASAN report on a
 # debug kernel, or a corrupted stack; run_vm.sh fails a test after which
 # dmesg shows either).
-# fb_entries NS DEV: the report entries the hbh on DEV has sent (every
-# frame: 14 + 24 bytes, and 72 an entry)
-fb_entries() {
-	echo $((($(xs "$1" "$2" fb_bytes) - 38 * $(xs "$1" "$2" fb_sent)) / 72))
-}
-
 mtu_flap() {
 	local nflows=${HBH_FLAP_FLOWS:-300} sink flap sent=0 n i s0 t0 t1
 	local r_pk r_fl r_sent r_all r_bytes r_uns entries a_rcv flips e0 e1
