@@ -727,11 +727,14 @@ static bool hbh_reports(const struct hbh_sched_data *q,
 	return q->mode != TC_HBH_MODE_FIFO && f->up_ifindex;
 }
 
-/* @f off the timer's lists: it has been idle for the report window. */
-static void hbh_rpt_leave(struct hbh_flow *f)
+/* Idle for the report window: @f leaves the timer's lists. */
+static bool hbh_rpt_expired(struct hbh_flow *f, u64 now, u64 window)
 {
+	if (now - f->last_active <= window)
+		return false;
 	list_del_init(&f->rpt);
 	f->rpt_on = HBH_RPT_NONE;
+	return true;
 }
 
 /* q->fb_buf[@cnt] and its destination: @f's report, measured now. */
@@ -802,10 +805,8 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 		f = list_entry(pos, struct hbh_flow, rpt);
 		pos = pos->next;
 		budget--;
-		if (now - f->last_active > window) {
-			hbh_rpt_leave(f);
+		if (hbh_rpt_expired(f, now, window))
 			continue;
-		}
 		if (hbh_credit_take(&f->fb_credit, &no_floor)) {
 			if (hbh_reports(q, f))
 				hbh_report_flow(sch, f, now, window, cnt++);
@@ -825,10 +826,8 @@ static unsigned int hbh_snapshot(struct Qdisc *sch, u64 now)
 		f = list_entry(pos, struct hbh_flow, rpt);
 		pos = pos->next;
 		budget--;
-		if (now - f->last_active > window) {
-			hbh_rpt_leave(f);
+		if (hbh_rpt_expired(f, now, window))
 			continue;
-		}
 		if (!hbh_reports(q, f)) {
 			hbh_measure(f, now);		/* class stats only */
 			continue;
