@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import statistics
 import sys
 from pathlib import Path
@@ -94,18 +95,19 @@ def pps_main(a):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(res, indent=1) + "\n")
 
-    rows = [f"| arm | {a.unit} | rounds |", "|---|---|---|"]
-    rows += [f"| {k} | {res['median_pps'][k]:.0f} | {len(v)} |"
-             for k, v in pps.items()]
+    rows = [f"| arm | {a.unit} | mean ± sd | rounds |", "|---|---|---|---|"]
+    for k, v in pps.items():
+        m, sd = pages.mean_sd(v)
+        rows.append(f"| {k} | {res['median_pps'][k]:.0f} | {m:.0f}"
+                    f"{'' if sd is None else f' ± {sd:.0f}'} | {len(v)} |")
     rows += ["", "| ratio | median (interquartile range); mean ± sd |",
              "|---|---|"]
     rows += [f"| {label} | {fmt_ratio(res['ratios'][label])} |"
              for label, _, _ in specs]
     table = "\n".join(rows)
     print(table)
-    where = path.resolve()
-    if where.is_relative_to(pages.TOP):
-        where = where.relative_to(pages.TOP)
+    name = f"{a.name}-{pages.kernel_short(res['kernel'])}"
+    raw = raw_beside(path, name)
     body = (f"Load: {a.load}.  {res['rounds']} rounds"
             f"{f' over {boots} boots' if boots > 1 else ''}; the arms of a "
             "round run one after another in the same boot, in an order that "
@@ -113,11 +115,23 @@ def pps_main(a):
             "summarised.\n\n" + table + "\n\n"
             + "".join(f"- {k}: {v}\n" for k, v in
                       (kv.split("=", 1) for kv in a.meta))
-            + f"\nEvery round's figures: `{where}` on the machine that "
-            "ran it.")
-    page = pages.write(f"{a.name}-{pages.kernel_short(res['kernel'])}",
-                       a.title, body, res)
+            + f"\nRaw data: {raw}: every round's figure of every arm, "
+            "in the order they ran, with the tools' versions.  This is a "
+            "benchmark of cost at saturation (a sender that never waits), "
+            "not of congestion control: there is no queueing delay to "
+            "plot against.")
+    page = pages.write(name, a.title, body, res)
     print(f"page: {page}")
+
+
+def raw_beside(path, name, outdir=None):
+    """Copy the raw data PATH beside the page NAME (docs/results/NAME.EXT,
+    EXT its last suffix) and return the link to it with its size."""
+    d = Path(outdir) if outdir else pages.RESULTS
+    d.mkdir(parents=True, exist_ok=True)
+    dest = d / (name + Path(path).suffix)
+    shutil.copyfile(path, dest)
+    return f"[{dest.name}]({dest.name}) ({dest.stat().st_size / 1024:.0f} KiB)"
 
 
 def page_main(a):
@@ -125,8 +139,15 @@ def page_main(a):
     body = Path(a.body).read_text(encoding="utf-8")
     if body.startswith("# "):       # the page has its own title
         body = body.partition("\n")[2]
-    page = pages.write(f"{a.name}-{pages.kernel_short(prov['kernel'])}",
-                       a.title, body, prov)
+    name = f"{a.name}-{pages.kernel_short(prov['kernel'])}"
+    for f in a.raw:
+        body = body.rstrip() + f"\n\nRaw data: {raw_beside(f, name)}.\n"
+    for f in a.figure:
+        src, _, caption = f.partition("=")
+        dest = f"{name}{Path(src).suffix}"
+        shutil.copyfile(src, pages.RESULTS / dest)
+        body = body.rstrip() + f"\n\n![{caption}]({dest})\n\n*{caption}*\n"
+    page = pages.write(name, a.title, body, prov)
     print(f"page: {page}")
 
 
@@ -147,6 +168,10 @@ def main():
     g.add_argument("name")
     g.add_argument("title")
     g.add_argument("body")
+    g.add_argument("--raw", action="append", default=[],
+                   help="a file of raw data to put beside the page")
+    g.add_argument("--figure", action="append", default=[],
+                   metavar="PNG=CAPTION", help="a plot to put beside it")
     a = ap.parse_args()
     (pps_main if a.cmd == "pps" else page_main)(a)
 

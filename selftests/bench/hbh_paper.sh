@@ -231,4 +231,4 @@ print("\n".join(lines))
 EOF
 BENCH_CMD=$bench_cmd python3 "$top/selftests/bench/benchstat.py" page \
 	hbh_paper "sch_hbh against Mishra & Kanakia: Config 1 and Table 1" \
-	"$out/hbh_paper-$krel.md"
+	"$out/hbh_paper-$krel.md" --raw "$out/hbh_paper-$krel.json"

@@ -198,6 +198,14 @@ def main(argv=None):
             print(flent.export(Path(a.dir), a.out))
             return 0
         if a.cmd == "page":
+            reps = json.loads((Path(a.dir) / "results.json").read_text()) \
+                .get("repetitions", 1)
+            if a.to is None and reps < report.PUBLISH_REPS:
+                print(f"experiment: {a.dir} has {reps} repetition(s); a "
+                      f"page in docs/results needs {report.PUBLISH_REPS} "
+                      "or more (--to DIR writes it elsewhere)",
+                      file=sys.stderr)
+                return 2
             print(report.page(Path(a.dir), a.to))
             return 0
         if os.geteuid() != 0:

@@ -6,11 +6,13 @@ Each page starts with where its figures come from (the command, the
 kernel, the machine, the date, the project's git revision) and the index,
 docs/results/README.md, is rebuilt from the pages' own headers every time
 one is written.  tools/vm tells the guest how it was started through
-CONGAVOID_VM, CONGAVOID_MACHINE and CONGAVOID_GIT; outside tools/vm the machine is read
-from /proc."""
+CONGAVOID_VM, CONGAVOID_MACHINE and CONGAVOID_GIT, and the versions of
+the host's QEMU and virtme-ng through CONGAVOID_HOST_TOOLS; outside
+tools/vm the machine is read from /proc."""
 
 import datetime
 import os
+import platform
 import re
 import shlex
 import subprocess
@@ -77,6 +79,43 @@ def command(argv=None):
     return f"{vm} -- {cmd}" if vm else cmd
 
 
+# (name, command, the version in its output): the tools a page's figures
+# went through where they were measured
+TOOLS = (("iperf3", ["iperf3", "--version"], r"iperf (\S+)"),
+         ("iproute2", ["tc", "-V"], r"iproute2-([0-9][\w.]*)"),
+         ("ethtool", ["ethtool", "--version"], r"ethtool version (\S+)"))
+
+
+def _version(argv, pattern):
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(pattern, r.stdout + r.stderr)
+    return m.group(1) if m else None
+
+
+def tool_versions():
+    """{tool: version} of the tools the figures went through: iperf3,
+    iproute2 (tc) and ethtool where the command ran (None: not installed),
+    Python, and the host's QEMU and virtme-ng as tools/vm reports them
+    (CONGAVOID_HOST_TOOLS, "name=version;..."): the guest cannot see
+    them."""
+    out = {name: _version(argv, pat) for name, argv, pat in TOOLS}
+    out["python"] = platform.python_version()
+    for kv in os.environ.get("CONGAVOID_HOST_TOOLS", "").split(";"):
+        k, sep, v = kv.partition("=")
+        if sep and k.strip():
+            out[k.strip()] = v.strip() or None
+    return out
+
+
+def format_tools(tools):
+    """"iperf3 3.12, iproute2 6.1.0, ..." ("not installed" for None)."""
+    return ", ".join(f"{k} {v if v else 'not installed'}"
+                     for k, v in tools.items())
+
+
 def provenance(cmd=None, kernel=None, when=None):
     """The facts every page starts with, as a dict (also stored in the
     results' JSON)."""
@@ -85,18 +124,22 @@ def provenance(cmd=None, kernel=None, when=None):
             "kernel": kernel or os.uname().release,
             "machine": machine(),
             "date": when.strftime("%Y-%m-%d %H:%M UTC"),
-            "git": git_revision()}
+            "git": git_revision(),
+            "tools": tool_versions()}
 
 
 def header(title, prov):
     git = prov.get("git") or "not a git checkout"
+    tools = format_tools(prov["tools"]) if prov.get("tools") \
+        else "not recorded"
     return (f"# {title}\n\n"
             "Written by the command below; do not edit (run it again).\n\n"
             f"- command: `{prov['command']}`\n"
             f"- kernel: {prov['kernel']}\n"
             f"- machine: {prov['machine']}\n"
             f"- date: {prov['date']}\n"
-            f"- project revision: {git}\n")
+            f"- project revision: {git}\n"
+            f"- tools: {tools}\n")
 
 
 def write(name, title, body, prov, outdir=None):

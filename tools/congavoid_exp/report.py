@@ -39,7 +39,9 @@ GRAPH_COLUMNS = [
     ("net_loss_frac", "lost in net", "{:.2f}", 1),
     ("vc_cov", "VC CoV", "{:.2f}", 1),
     ("delay_mean_ms", "delay ms", "{:.0f}", 1),
+    ("delay_p50_ms", "delay p50 ms", "{:.0f}", 1),
     ("delay_p95_ms", "p95 ms", "{:.0f}", 1),
+    ("delay_p99_ms", "p99 ms", "{:.0f}", 1),
     ("ibl_dropped", "ibl drops", "{:.0f}", 1),
     ("pool_dropped", "pool drops", "{:.0f}", 1),
     ("pool_used_mean", "pool mean", "{:.1f}", 1),
@@ -164,7 +166,7 @@ def legend(results):
             "once); lost in net: admitted packets not received (dropped "
             "by a transit router; window edges make it approximate); VC "
             "CoV: std/mean of the channels' delivered rates; delay: source "
-            "to sink; ibl/pool drops: all routers' counters; pool: "
+            "to sink (mean, median, 95th and 99th percentiles); ibl/pool drops: all routers' counters; pool: "
             "buffers held per router (mean over routers, max).")
     return (
         f"Scenario {results['scenario']}: {t['kind']}, {t['hosts']} hosts, "
@@ -187,91 +189,44 @@ def legend(results):
 
 
 def plots(results, outdir):
-    """PNG plots: per arm cwnd / queue / throughput over time (first
-    repetition), and a comparison bar chart.  Returns the files written.
-    Works on a finished results folder (experiment plot DIR)."""
+    """PNG plots of a finished results folder (experiment plot DIR):
+    the headline picture, throughput against delay per arm
+    (tput-delay.png); each arm's time series of its first repetition
+    (timeseries.png: cwnd, queue and throughput; for a graph scenario
+    delivered.png); a sweep's curves (sweep-PARAM.png).  Returns the
+    files written."""
     outdir = Path(outdir)
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    files = []
-    if results["topology"]["kind"] == "graph":
-        ran = [a for a in results["arms"] if a.get("summary")]
-        return _graph_plots(results, ran, outdir, plt)
-    for arm in results["arms"]:
-        d = outdir / slug(arm["name"]) / "rep1"
-        if not arm.get("runs") or not (d / "samples.jsonl").exists():
-            continue
-        samples = [json.loads(x) for x in
-                   (d / "samples.jsonl").read_text().splitlines()]
-        fig, ax = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
-        flows = sorted({s["flow"] for s in samples if "flow" in s})
-        for fid in flows:
-            fs = [s for s in samples if s.get("flow") == fid]
-            ax[0].plot([s["t"] for s in fs], [s.get("snd_cwnd") for s in fs],
-                       label=f"flow {fid}", lw=0.8)
-            ser = [(s["t"], s["bytes_acked"]) for s in fs
-                   if s.get("bytes_acked") is not None]
-            rs = M.rate_series(ser, 0.5)
-            ax[2].plot([t for t, _ in rs], [r * 8e-6 for _, r in rs],
-                       label=f"flow {fid}", lw=0.8)
-        qs = [s for s in samples if "kind" in s]
-        if qs:
-            link = (qs[0]["router"], qs[0]["link"])
-            q1 = [s for s in qs if (s["router"], s["link"]) == link]
-            ax[1].plot([s["t"] for s in q1], [s.get("qlen") for s in q1],
-                       lw=0.8, color="k")
-        ax[0].set_ylabel("cwnd (packets)")
-        ax[1].set_ylabel("queue (packets)")
-        ax[2].set_ylabel("throughput (Mbit/s)")
-        ax[2].set_xlabel("time (s)")
-        if flows:
-            ax[0].legend(loc="upper right", fontsize="small")
-        ax[0].set_title(f"{results['scenario']}: {arm['name']}")
-        fig.tight_layout()
-        f = outdir / f"arm-{slug(arm['name'])}.png"
-        fig.savefig(f, dpi=90)
-        plt.close(fig)
-        files.append(f)
-
     ran = [a for a in results["arms"] if a.get("summary")]
-    if ran:
-        keys = [("utilization", "utilisation"), ("jain", "Jain index"),
-                ("norm_power", "normalised power")]
-        fig, ax = plt.subplots(1, len(keys), figsize=(4 * len(keys), 4))
-        names = [a["name"] for a in ran]
-        for axis, (k, label) in zip(ax, keys):
-            vals = bar_values(ran, k)
-            axis.bar(range(len(ran)),
-                     [float("nan") if v is None else v for v in vals],
-                     color="tab:blue")
-            # a missing figure gets no bar (a bar of 0 would be a figure)
-            for i, v in enumerate(vals):
-                if v is None:
-                    axis.text(i, 0, "n/a", ha="center", va="bottom",
-                              fontsize="small", color="tab:red")
-            axis.set_xticks(range(len(ran)), names, rotation=45, ha="right",
-                            fontsize="small")
-            axis.set_title(label)
-        fig.tight_layout()
-        f = outdir / "comparison.png"
-        fig.savefig(f, dpi=90)
-        plt.close(fig)
+    files = []
+    f = tput_delay_plot(results, ran, outdir, plt)
+    if f:
+        files.append(f)
+    if results["topology"]["kind"] == "graph":
+        return files + _graph_plots(results, ran, outdir, plt)
+    f = _timeseries_plot(results, outdir, plt)
+    if f:
         files.append(f)
     param, curves = _sweep_curves(ran)
     if curves:
         fig, ax = plt.subplots(1, 2, figsize=(10, 4))
         for b, pts in curves.items():
             for axis, key in zip(ax, ("norm_power", "utilization")):
-                axis.plot([x for x, _ in pts],
-                          [sm.get(key) for _, sm in pts], "o-", label=b)
+                axis.errorbar([x for x, _ in pts],
+                              [_nan(sm.get(key)) for _, sm in pts],
+                              yerr=[_nan(sm.get(key + "_sd"), 0)
+                                    for _, sm in pts],
+                              fmt="o-", capsize=3, label=b)
         ax[0].set_ylabel("normalised power")
         ax[1].set_ylabel("utilisation")
         for axis in ax:
             axis.set_xlabel(param)
             axis.legend(fontsize="small")
-        fig.suptitle(f"{results['scenario']}: sweep of {param}")
+        fig.suptitle(f"{results['scenario']}: sweep of {param} (mean ± sd "
+                     f"of {results.get('repetitions', 1)} repetitions)")
         fig.tight_layout()
         f = outdir / f"sweep-{slug(param)}.png"
         fig.savefig(f, dpi=90)
@@ -280,10 +235,135 @@ def plots(results, outdir):
     return files
 
 
-def bar_values(ran, key):
-    """KEY of each arm's summary for the comparison bars, None where the
-    figure is missing (drawn as no bar, never as 0)."""
-    return [a["summary"].get(key) for a in ran]
+def _nan(v, none=float("nan")):
+    return none if v is None else v
+
+
+# the headline picture: (throughput key, scale, its label, delay keys:
+# median, 99th percentile, the delay's label)
+TPUT_DELAY = {
+    "dumbbell": ("throughput_bps", 1e-6, "throughput, Mbit/s",
+                 "qdelay_p50_ms", "qdelay_p99_ms",
+                 "queueing delay at the bottleneck, ms"),
+    "graph": ("delivered_pps", 1, "delivered packets/s",
+              "delay_p50_ms", "delay_p99_ms",
+              "source-to-sink delay, ms"),
+}
+
+
+def tput_delay_points(results, ran):
+    """The headline picture's points: per arm (name, delay median, delay
+    99th percentile, throughput, its sd, [(median, throughput) of each
+    repetition]), all scaled, from the summaries (means over the
+    repetitions).  An arm without one of the figures is left out and
+    named in the second list: it has no point, never one at 0."""
+    tk, sc, _, d50, d99, _ = TPUT_DELAY.get(results["topology"]["kind"],
+                                           TPUT_DELAY["dumbbell"])
+    pts, missing = [], []
+    for a in ran:
+        s = a["summary"]
+        if None in (s.get(tk), s.get(d50), s.get(d99)):
+            missing.append(a["name"])
+            continue
+        reps = [(r[d50], r[tk] * sc) for r in a.get("runs") or []
+                if r.get(d50) is not None and r.get(tk) is not None]
+        sd = s.get(tk + "_sd")
+        pts.append((a["name"], s[d50], s[d99], s[tk] * sc,
+                    None if sd is None else sd * sc, reps))
+    return pts, missing
+
+
+def tput_delay_plot(results, ran, outdir, plt):
+    """tput-delay.png: each arm's throughput against the delay its
+    packets waited (marker: the mean over repetitions of the median
+    delay and of the throughput; whisker to the right: the mean 99th
+    percentile of the delay; vertical bar: ± sd of the throughput over
+    the repetitions; small dots: each repetition).  None without a
+    point."""
+    pts, missing = tput_delay_points(results, ran)
+    if not pts:
+        return None
+    _, _, ylab, _, _, xlab = TPUT_DELAY.get(results["topology"]["kind"],
+                                            TPUT_DELAY["dumbbell"])
+    fig, ax = plt.subplots(figsize=(8, 5))
+    markers = "osD^v<>pPX*h"
+    for i, (name, x50, x99, y, ysd, reps) in enumerate(pts):
+        e = ax.errorbar([x50], [y], xerr=[[0], [max(0.0, x99 - x50)]],
+                        yerr=None if ysd is None else [[ysd], [ysd]],
+                        fmt=markers[i % len(markers)], ms=7, capsize=4,
+                        label=name)
+        if len(reps) > 1:
+            ax.plot([r[0] for r in reps], [r[1] for r in reps], ".",
+                    ms=4, alpha=0.6, color=e[0].get_color())
+    xs = [p[1] for p in pts] + [p[2] for p in pts]
+    if min(xs) > 0 and max(xs) / min(xs) > 30:
+        ax.set_xscale("log")
+    else:
+        ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)       # a difference at the top is not magnified
+    ax.set_xlabel(xlab + " (median; whisker: 99th percentile)")
+    ax.set_ylabel(ylab + " (mean ± sd)")
+    reps = results.get("repetitions", 1)
+    title = f"{results['scenario']}: throughput against delay, " \
+        f"{reps} repetition{'s' if reps != 1 else ''}"
+    if missing:
+        title += f"\n(no point: {', '.join(missing)})"
+    ax.set_title(title, fontsize="medium")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", loc="best")
+    fig.tight_layout()
+    f = outdir / "tput-delay.png"
+    fig.savefig(f, dpi=90)
+    plt.close(fig)
+    return f
+
+
+def _timeseries_plot(results, outdir, plt):
+    """timeseries.png: a row per arm (its first repetition): each flow's
+    cwnd, the bottleneck's queue, each flow's throughput (0.5 s
+    windows).  None if no arm has samples."""
+    rows = []
+    for arm in results["arms"]:
+        d = outdir / slug(arm["name"]) / "rep1"
+        if arm.get("runs") and (d / "samples.jsonl").exists():
+            rows.append((arm["name"], [json.loads(x) for x in (
+                d / "samples.jsonl").read_text().splitlines() if x]))
+    if not rows:
+        return None
+    fig, axes = plt.subplots(len(rows), 3, figsize=(13, 2.3 * len(rows)),
+                             sharex=True, squeeze=False)
+    for ax, (name, samples) in zip(axes, rows):
+        flows = sorted({s["flow"] for s in samples if "flow" in s})
+        for fid in flows:
+            fs = [s for s in samples if s.get("flow") == fid]
+            ax[0].plot([s["t"] for s in fs],
+                       [_nan(s.get("snd_cwnd")) for s in fs], lw=0.7)
+            ser = [(s["t"], s["bytes_acked"]) for s in fs
+                   if s.get("bytes_acked") is not None]
+            rs = M.rate_series(ser, 0.5)
+            ax[2].plot([t for t, _ in rs], [r * 8e-6 for _, r in rs],
+                       lw=0.7)
+        qs = [s for s in samples if "kind" in s]
+        if qs:
+            link = (qs[0]["router"], qs[0]["link"])
+            q1 = [s for s in qs if (s["router"], s["link"]) == link]
+            ax[1].plot([s["t"] for s in q1], [_nan(s.get("qlen"))
+                                              for s in q1],
+                       lw=0.7, color="k")
+        ax[0].set_ylabel(name, fontsize="small")
+    for ax, t in zip(axes[0], ("cwnd, packets (each flow)",
+                               "bottleneck queue, packets",
+                               "throughput, Mbit/s (each flow)")):
+        ax.set_title(t, fontsize="medium")
+    for ax in axes[-1]:
+        ax.set_xlabel("time, s")
+    fig.suptitle(f"{results['scenario']}: each arm's first repetition",
+                 fontsize="medium")
+    fig.tight_layout()
+    f = outdir / "timeseries.png"
+    fig.savefig(f, dpi=70)
+    plt.close(fig)
+    return f
 
 
 def _sweep_curves(ran):
@@ -312,18 +392,21 @@ def _graph_plots(results, ran, outdir, plt):
     if curves:
         fig, ax = plt.subplots(1, 2, figsize=(10, 4))
         for b, pts in curves.items():
-            ax[0].plot([x for x, _ in pts],
-                       [sm.get("delivered_pps") for _, sm in pts], "o-",
-                       label=b)
-            ax[1].plot([x for x, _ in pts], [sm.get("vc_cov") for _, sm in
-                                             pts], "o-", label=b)
+            for axis, key in zip(ax, ("delivered_pps", "vc_cov")):
+                axis.errorbar([x for x, _ in pts],
+                              [_nan(sm.get(key)) for _, sm in pts],
+                              yerr=[_nan(sm.get(key + "_sd"), 0)
+                                    for _, sm in pts],
+                              fmt="o-", capsize=3, label=b)
         ax[0].set_ylabel("delivered packets/s")
         ax[1].set_ylabel("per-channel CoV")
         for axis in ax:
             axis.set_xlabel(param)
             axis.set_xscale("log")
             axis.legend(fontsize="small")
-        fig.suptitle(f"{results['scenario']}: throughput against {param}")
+        fig.suptitle(f"{results['scenario']}: throughput against {param} "
+                     f"(mean ± sd of {results.get('repetitions', 1)} "
+                     "repetitions)")
         fig.tight_layout()
         f = outdir / f"sweep-{slug(param)}.png"
         fig.savefig(f, dpi=90)
@@ -362,10 +445,52 @@ def write(results, outdir):
     (outdir / "table.md").write_text(md, encoding="utf-8")
 
 
+# a comparison published in docs/results has at least this many
+# repetitions (tools/experiment page refuses fewer there)
+PUBLISH_REPS = 3
+
+# beside a page, the run's raw data: everything it wrote but the plots
+# and the packet trace (trace.txt: megabytes a run; the queue and delay
+# figures taken from it are in each repetition's metrics.json)
+RAW_LEFT_OUT = ("*.png", "trace.txt")
+
+
+def raw_archive(outdir, dest):
+    """DEST (.tar.xz): the results folder's files (results.json, each
+    repetition's samples, flow results and metrics) but RAW_LEFT_OUT.
+    Returns (files archived, bytes of the archive, bytes of the packet
+    traces left out)."""
+    import fnmatch
+    import tarfile
+    outdir, dest = Path(outdir), Path(dest)
+    files = sorted(p for p in outdir.rglob("*") if p.is_file() and not any(
+        fnmatch.fnmatch(p.name, pat) for pat in RAW_LEFT_OUT))
+    traces = sum(p.stat().st_size for p in outdir.rglob("trace.txt"))
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + ".tmp")
+    with tarfile.open(tmp, "w:xz") as tar:
+        for p in files:
+            info = tar.gettarinfo(p, arcname=f"{dest.name[:-7]}/"
+                                  f"{p.relative_to(outdir)}")
+            # the same run gives the same archive: no owner, no times
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            info.mtime = 0
+            with open(p, "rb") as fh:
+                tar.addfile(info, fh)
+    tmp.replace(dest)
+    return len(files), dest.stat().st_size, traces
+
+
+def _kib(n):
+    return f"{n / 1024:.0f} KiB" if n < 10 << 20 else f"{n / 2**20:.0f} MiB"
+
+
 def page(outdir, pagedir=None):
     """docs/results/<scenario>-<kernel>.md from a finished run's
-    results.json (its provenance as the run recorded it), with the
-    comparison plot beside it when there is one.  Returns the path."""
+    results.json (its provenance as the run recorded it, the plotting
+    tools' versions added), with beside it its plots (experiment plot
+    first) and its raw data (NAME.tar.xz).  Returns the path."""
     outdir = Path(outdir)
     results = json.loads((outdir / "results.json").read_text())
     prov = dict(results.get("meta") or {})
@@ -373,24 +498,72 @@ def page(outdir, pagedir=None):
     prov.setdefault("kernel", results.get("kernel", "?"))
     prov.setdefault("machine", "not recorded")
     prov.setdefault("date", "not recorded")
+    tools = dict(prov.get("tools") or {})
+    try:
+        import matplotlib
+        tools["matplotlib (plots)"] = matplotlib.__version__
+    except ImportError:
+        pass
+    if tools:
+        prov["tools"] = tools
     name = f"{results['scenario']}-{pages.kernel_short(prov['kernel'])}"
+    d = Path(pagedir) if pagedir else pages.RESULTS
+    d.mkdir(parents=True, exist_ok=True)
     body = [results.get("description", "").strip(), table(results),
             legend(results)]
     reps = results.get("repetitions", 1)
-    if reps > 1:
-        body.append(f"Cells are the mean ± sample standard deviation of "
-                    f"{reps} repetitions.")
-    img = outdir / "comparison.png"
-    if img.exists():
-        d = Path(pagedir) if pagedir else pages.RESULTS
-        d.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(img, d / f"{name}.png")
-        body.append(f"![throughput, delay and queue of every arm]({name}.png)")
-    body.append(f"Everything the run recorded (every flow, the sysctls, "
-                f"offloads, module parameters and each namespace's qdiscs "
-                f"with their statistics before and after each run, the "
-                f"scenario file): `results/{outdir.name}/results.json` on "
-                f"the machine that ran it.")
+    body.append(f"Cells are the mean ± sample standard deviation of "
+                f"{reps} repetitions." if reps > 1 else
+                "One repetition: no spread is known.")
+    graph = results["topology"]["kind"] == "graph"
+    # (file in the results folder, name beside the page, caption)
+    figs = [("tput-delay.png", f"{name}.png",
+             ("Throughput against delay, one point per arm: the marker is "
+              "the mean over the repetitions of the delivered packets per "
+              "second and of the median source-to-sink delay" if graph else
+              "Throughput against queueing delay, one point per arm: the "
+              "marker is the mean over the repetitions of the throughput "
+              "(all flows' goodput) and of the median time a packet waited "
+              "in the bottleneck's queue")
+             + "; the whisker to the right reaches the mean 99th "
+             "percentile of that delay, the vertical bar is ± one standard "
+             "deviation of the throughput over the repetitions, and the "
+             "small dots are the single repetitions.  Up and to the left "
+             "is better.")]
+    if graph:
+        figs.append(("delivered.png", f"{name}-series.png",
+                     "Delivered packets per second over time, one line per "
+                     "arm (its first repetition)."))
+    else:
+        figs.append(("timeseries.png", f"{name}-series.png",
+                     "Each arm's first repetition over time (a row per "
+                     "arm): every flow's congestion window, the bottleneck "
+                     "queue's backlog (100 ms samples) and every flow's "
+                     "goodput over 0.5 s windows."))
+    param, _ = _sweep_curves([a for a in results["arms"]
+                              if a.get("summary")])
+    if param:
+        figs.append((f"sweep-{slug(param)}.png", f"{name}-sweep.png",
+                     f"The figures against the swept {param}, a curve "
+                     "per scheme: mean ± one standard deviation over the "
+                     "repetitions."))
+    for src, dst, caption in figs:
+        if (outdir / src).exists():
+            shutil.copyfile(outdir / src, d / dst)
+            body.append(f"![{caption.split(':')[0]}]({dst})\n\n"
+                        f"*{caption}*")
+    n, size, traces = raw_archive(outdir, d / f"{name}.tar.xz")
+    body.append(f"Raw data: [{name}.tar.xz]({name}.tar.xz) ({_kib(size)}, "
+                f"{n} files): `results.json` (every repetition's figures "
+                "and flows, the sysctls, offloads, module parameters and "
+                "each namespace's qdiscs with their statistics before and "
+                "after each run, the scenario file, the tools' versions) "
+                "and each repetition's samples (`samples.jsonl`: every "
+                "flow's tcp_info and the qdiscs' counters at 100 ms) and "
+                "traffic tools' reports."
+                + (f"  Left out: the packet traces (`trace.txt`, "
+                   f"{_kib(traces)} in all); the queue and delay figures taken "
+                   "from them are in each repetition's `metrics.json`." if traces else ""))
     if results.get("paper"):
         body.append("## The paper\n\n" + results["paper"].strip())
     return pages.write(name, f"{results['scenario']} on "

@@ -159,11 +159,17 @@ class Channels:
             "vc_delivered_pps": per_vc,
             "vc_cov": sd / m if m > 0 else None,
             "delay_mean_ms": 1e3 * sum(d) / len(d) if d else None,
-            "delay_p95_ms": 1e3 * d[min(len(d) - 1, int(0.95 * len(d)))]
-            if d else None,
+            "delay_p50_ms": _pct(d, 0.50),
+            "delay_p95_ms": _pct(d, 0.95),
+            "delay_p99_ms": _pct(d, 0.99),
             "in_flight_end": sum(len(o) for o in self.out.values()),
             "series": sorted(self.bins.items()),
         }
+
+
+def _pct(d, q):
+    """The q-quantile of the sorted delays d (s), in ms; None for none."""
+    return 1e3 * d[min(len(d) - 1, int(q * len(d)))] if d else None
 
 
 def _udp_socket_in(ns):

@@ -36,7 +36,9 @@ class Pages(unittest.TestCase):
             prov = pages.provenance("run it", "6.12.117+deb12-amd64", when)
             p = pages.write("x-6.12", "X", "body", prov, t)
             text = p.read_text()
-            for want in ("# X\n", "- command: `run it`",
+            self.assertEqual(set(prov["tools"]) >= {"iperf3", "iproute2",
+                                                    "python"}, True)
+            for want in ("# X\n", "- command: `run it`", "- tools: iperf3 ",
                          "- kernel: 6.12.117+deb12-amd64", "- machine: box",
                          "- date: 2026-01-02 03:04 UTC", "body\n"):
                 self.assertIn(want, text)
@@ -47,6 +49,26 @@ class Pages(unittest.TestCase):
             (Path(t) / "hand.md").write_text("# by hand\n")
             pages.write_index(t)
             self.assertNotIn("hand.md", (Path(t) / "README.md").read_text())
+
+    def test_tool_versions(self):
+        # the guest's tools from their output, the host's from tools/vm
+        outs = {"iperf3": "iperf 3.12 (cJSON 1.7.15)\n",
+                "tc": "tc utility, iproute2-6.1.0, libbpf 1.1.2\n"}
+
+        def run(argv, **kw):
+            if argv[0] not in outs:
+                raise FileNotFoundError(argv[0])
+            return mock.Mock(stdout=outs[argv[0]], stderr="", returncode=0)
+        with mock.patch.object(pages.subprocess, "run", run), \
+                mock.patch.dict(os.environ, {"CONGAVOID_HOST_TOOLS":
+                                             "qemu=7.2.22;virtme-ng=1.42"}):
+            t = pages.tool_versions()
+        self.assertEqual(t["iperf3"], "3.12")
+        self.assertEqual(t["iproute2"], "6.1.0")
+        self.assertIsNone(t["ethtool"])
+        self.assertEqual((t["qemu"], t["virtme-ng"]), ("7.2.22", "1.42"))
+        self.assertIn("iperf3 3.12, iproute2 6.1.0, ethtool not installed",
+                      pages.format_tools(t))
 
     def test_mean_sd(self):
         self.assertEqual(pages.mean_sd([]), (None, None))
@@ -67,12 +89,59 @@ class Pages(unittest.TestCase):
                            "machine": "box", "date": "2026-01-02 03:04 UTC",
                            "git": "abc"}
             (d / "results.json").write_text(json.dumps(res))
+            res["meta"]["tools"] = {"iperf3": "3.12"}
+            (d / "results.json").write_text(json.dumps(res))
+            (d / "a_x=1" / "rep1" / "trace.txt").write_text("x" * 5000)
+            report.plots(res, d)
             p = report.page(d, Path(t) / "pages")
             self.assertEqual(p.name, "t-6.12.md")
             text = p.read_text()
             self.assertIn("- project revision: abc", text)
+            self.assertIn("- tools: iperf3 3.12, matplotlib (plots) ", text)
             self.assertIn("mean ± sample standard deviation of 2", text)
             self.assertIn("| a x=1 |", text)
+            # the headline plot, the time series and the sweep beside it,
+            # each with its caption
+            for f in ("t-6.12.png", "t-6.12-series.png",
+                      "t-6.12-sweep.png"):
+                self.assertIn(f"]({f})", text)
+                self.assertTrue((p.parent / f).exists(), f)
+            self.assertIn("Throughput against queueing delay", text)
+            # the raw data: results.json and the samples, not the plots
+            # nor the packet trace (said, with its size)
+            import tarfile
+            with tarfile.open(p.parent / "t-6.12.tar.xz") as tar:
+                names = sorted(tar.getnames())
+            self.assertIn("t-6.12/results.json", names)
+            self.assertIn("t-6.12/a_x=1/rep1/samples.jsonl", names)
+            self.assertFalse([n for n in names if n.endswith(".png") or
+                              n.endswith("trace.txt")], names)
+            self.assertIn("](t-6.12.tar.xz) (", text)
+            self.assertIn("Left out: the packet traces (`trace.txt`, 5 KiB",
+                          text)
+
+
+    def test_publish_needs_three_repetitions(self):
+        # tools/experiment page into docs/results refuses a run of fewer
+        # than 3 repetitions; --to writes it elsewhere
+        import contextlib
+        import io
+        from congavoid_exp import __main__ as cli
+        with tempfile.TemporaryDirectory() as t:
+            d = Path(t) / "run"
+            d.mkdir()
+            res = _results(d)
+            (d / "results.json").write_text(json.dumps(res))
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), \
+                    mock.patch.object(report, "page") as page:
+                self.assertEqual(cli.main(["page", str(d)]), 2)
+                page.assert_not_called()
+                self.assertIn("has 2 repetition(s)", err.getvalue())
+                with contextlib.redirect_stdout(io.StringIO()):
+                    self.assertEqual(cli.main(["page", str(d), "--to", t]),
+                                     0)
+                page.assert_called_once()
 
 
 class Benchstat(unittest.TestCase):
@@ -89,6 +158,15 @@ class Benchstat(unittest.TestCase):
         self.assertAlmostEqual(r["sd"], 0.1)
         self.assertEqual(bs.read_arms("a 1 2\nb 3\na 4\n"),
                          {"a": [1, 2, 4], "b": [3]})
+        # the raw data goes beside the page, named after it
+        with tempfile.TemporaryDirectory() as t:
+            raw = Path(t) / "nic_pps-6.12.117+deb12-amd64.json"
+            raw.write_text("x" * 3000)
+            link = bs.raw_beside(raw, "nic_pps-6.12", Path(t) / "pages")
+            self.assertEqual(link, "[nic_pps-6.12.json](nic_pps-6.12.json)"
+                             " (3 KiB)")
+            self.assertEqual((Path(t) / "pages" / "nic_pps-6.12.json")
+                             .read_text(), "x" * 3000)
 
 
 class Snapshot(unittest.TestCase):

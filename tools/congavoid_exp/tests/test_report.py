@@ -13,7 +13,8 @@ def _results(d):
     runs = {"throughput_bps": 9e6, "utilization": 0.9, "jain": 0.99,
             "rtt_mean_ms": 30.0, "rtt_p95_ms": 40.0, "queue_mean": 5.0,
             "queue_max": 12, "drops": 3, "marks": None, "retransmits": 3,
-            "norm_power": 0.6, "convergence_s": 2.5, "cwnd_cov": 0.2}
+            "norm_power": 0.6, "convergence_s": 2.5, "cwnd_cov": 0.2,
+            "qdelay_p50_ms": 2.0, "qdelay_p99_ms": 9.0}
     arms = []
     for name, sweep in (("a x=1", {"x": 1}), ("a x=2", {"x": 2})):
         r2 = dict(runs, utilization=0.8)
@@ -72,10 +73,16 @@ class Report(unittest.TestCase):
         self.assertEqual(report.progress(res),
                          "– Mbit/s, util –, Jain –")
         row = {"name": "x", "summary": report.summarize([res])}
-        self.assertEqual(report.bar_values([row], "jain"), [None])
-        self.assertEqual(report.bar_values(
-            [row, {"name": "y", "summary": {"jain": 0.5}}], "jain"),
-            [None, 0.5])
+        # an arm without a throughput or a delay has no point in the
+        # headline plot (never one at 0) and is named under it
+        y = dict(throughput_bps=1e7, qdelay_p50_ms=1.0, qdelay_p99_ms=4.0)
+        pts, missing = report.tput_delay_points(
+            {"topology": {"kind": "dumbbell"}},
+            [row, {"name": "y", "summary": report.summarize([y, y]),
+                   "runs": [y, y]}])
+        self.assertEqual(missing, ["x"])
+        self.assertEqual(pts, [("y", 1.0, 4.0, 10.0, 0.0,
+                                [(1.0, 10.0), (1.0, 10.0)])])
         self.assertIn("| x | – | – | – |", report.table(
             {"topology": {"kind": "dumbbell"}, "arms": [row]}))
 
@@ -109,21 +116,24 @@ class Report(unittest.TestCase):
         self.assertIn("1.7†", lines[3])
         self.assertIn("3.60†", lines[3])
 
-    def test_plots_with_a_missing_jain(self):
+    def test_plots_with_a_missing_delay(self):
         with tempfile.TemporaryDirectory() as d:
             d = Path(d)
             res = _results(d)
-            res["arms"][0]["summary"]["jain"] = None
+            res["arms"][0]["summary"]["qdelay_p99_ms"] = None
             names = sorted(f.name for f in report.plots(res, d))
-            self.assertIn("comparison.png", names)
+            self.assertIn("tput-delay.png", names)
+            pts, missing = report.tput_delay_points(res, res["arms"][:2])
+            self.assertEqual(([p[0] for p in pts], missing),
+                             (["a x=2"], ["a x=1"]))
 
     def test_plots_written(self):
         with tempfile.TemporaryDirectory() as d:
             d = Path(d)
             files = report.plots(_results(d), d)
             names = sorted(f.name for f in files)
-            self.assertEqual(names, ["arm-a_x=1.png", "arm-a_x=2.png",
-                                     "comparison.png", "sweep-x.png"])
+            self.assertEqual(names, ["sweep-x.png", "timeseries.png",
+                                     "tput-delay.png"])
             for f in files:
                 self.assertGreater(f.stat().st_size, 5000)
                 self.assertEqual(f.read_bytes()[:4], b"\x89PNG")
@@ -136,7 +146,8 @@ def _graph_results():
             r = {"delivered_pps": 100 * k + nt, "offered_pps": 500.0,
                  "delivered_frac": 0.3, "rejected_frac": 0.1,
                  "refused_frac": 0.2, "net_loss_frac": 0.3, "vc_cov": 0.5,
-                 "delay_mean_ms": 100.0, "delay_p95_ms": 300.0,
+                 "delay_mean_ms": 100.0, "delay_p50_ms": 90.0,
+                 "delay_p95_ms": 300.0, "delay_p99_ms": 400.0,
                  "ibl_dropped": 0, "pool_dropped": 10,
                  "pool_used_mean": 5.0, "pool_used_max": nt,
                  "series": [[0, 10], [1, 20]]}
@@ -167,7 +178,8 @@ class GraphReport(unittest.TestCase):
             d = Path(d)
             files = report.plots(_graph_results(), d)
             self.assertEqual(sorted(f.name for f in files),
-                             ["delivered.png", "sweep-nt.png"])
+                             ["delivered.png", "sweep-nt.png",
+                              "tput-delay.png"])
             for f in files:
                 self.assertEqual(f.read_bytes()[:4], b"\x89PNG")
 

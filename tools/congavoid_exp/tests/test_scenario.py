@@ -77,6 +77,16 @@ class Scenarios(unittest.TestCase):
         for f in files:
             Scenario(f)
 
+    def test_published_scenarios_have_three_repetitions(self):
+        # the scenarios whose pages are in docs/results (make demo, make
+        # reproduce, decbit-threshold): mean ± sd needs repetitions
+        d = Path(__file__).resolve().parents[2] / "scenarios"
+        files = [d / "demo.toml", d / "decbit-threshold.toml"] + \
+            sorted(d.glob("paper-*.toml"))
+        self.assertGreater(len(files), 10)
+        for f in files:
+            self.assertGreaterEqual(Scenario(f).repetitions, 3, f.name)
+
     def test_rate_follows_events(self):
         sc = Scenario("x.toml", GOOD + '\n[[events]]\nat = "4s"\nrate = "5mbit"\n')
         self.assertEqual([sc.rate_at(t) for t in (0, 3.9, 4, 9)],

@@ -83,6 +83,21 @@ class Window(unittest.TestCase):
         self.assertAlmostEqual(s["delay_mean_ms"], 100.0)
         self.assertEqual(s["series"], [(0, 1), (1, 1), (2, 1)])
 
+    def test_delay_percentiles(self):
+        # 100 packets in the window, delays 1..100 ms: the headline
+        # plot's median and 99th percentile
+        c = chans(window=200, w0=0.0, w1=100.0)
+        for i in range(100):
+            t = float(i)
+            c.sent(0, c.arrival(0, t), t)
+            c.delivered(0, i, t, t + (i + 1) / 1e3)
+        s = c.summary()
+        self.assertAlmostEqual(s["delay_p50_ms"], 51.0)
+        self.assertAlmostEqual(s["delay_p95_ms"], 96.0)
+        self.assertAlmostEqual(s["delay_p99_ms"], 100.0)
+        self.assertIsNone(chans(window=5, w0=0.0, w1=1.0).summary()
+                          .get("delay_p99_ms", 0))
+
     def test_loss_counts_the_same_packets(self):
         # admitted in the window, delivered after it: still arrived
         c = chans(window=5, w0=1.0, w1=2.0)
