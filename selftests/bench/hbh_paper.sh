@@ -18,8 +18,11 @@
 #   (Loss2).
 #
 # Run it in the VM:   tools/vm 6.12 -- selftests/bench/hbh_paper.sh
-# Writes results/bench/hbh_paper-<kernel>.json and .md, prints the table and
-# writes the results page docs/results/hbh_paper-<kernel>.md.
+# Every run is repeated HBH_PAPER_REPS times (default 3; about 4 min a
+# repetition under TCG).  Writes results/bench/hbh_paper-<kernel>.json
+# (every repetition's figures), .md and .png (throughput against
+# queueing delay), prints the table and writes the results page
+# docs/results/hbh_paper-<kernel>.md with the plot and the JSON beside it.
 set -u
 bench_cmd=$(printf '%q ' selftests/bench/hbh_paper.sh "$@")	# before any "set --"
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -97,19 +100,24 @@ run() {
 	echo "# $name done" >&2
 }
 
-# Config 1
-fifo 100;		run c1_fifo_udp 5 udp	# what a shaper carries on this guest
-nodes hbh 50 100;	run c1_hbh_udp 8 udp
-nodes hbh 50 100;	run c1_hbh_tcp 8 tcp
-fifo 100;		run c1_reno_fifo 8 tcp
-nodes hbh 10 20;	run c1_hbh_tcp_b20 8 tcp
-fifo 20;		run c1_reno_fifo_b20 8 tcp
-# Table 1
-for sb in "10 20" "50 100" "200 400"; do
-	set -- $sb
-	for mode in hbh e2e; do
-		nodes "$mode" "$1" "$2"
-		run "t1_${mode}_$1_$2" 12 udp cross
+# REPS repetitions (HBH_PAPER_REPS, default 3) of every run, one after
+# another in the same boot; run NAME.rK
+REPS=${HBH_PAPER_REPS:-3}
+for rep in $(seq 1 "$REPS"); do
+	# Config 1
+	fifo 100;		run "c1_fifo_udp.r$rep" 5 udp	# what a shaper carries on this guest
+	nodes hbh 50 100;	run "c1_hbh_udp.r$rep" 8 udp
+	nodes hbh 50 100;	run "c1_hbh_tcp.r$rep" 8 tcp
+	fifo 100;		run "c1_reno_fifo.r$rep" 8 tcp
+	nodes hbh 10 20;	run "c1_hbh_tcp_b20.r$rep" 8 tcp
+	fifo 20;		run "c1_reno_fifo_b20.r$rep" 8 tcp
+	# Table 1
+	for sb in "10 20" "50 100" "200 400"; do
+		set -- $sb
+		for mode in hbh e2e; do
+			nodes "$mode" "$1" "$2"
+			run "t1_${mode}_$1_$2.r$rep" 12 udp cross
+		done
 	done
 done
 
@@ -124,19 +132,29 @@ def series(name):
     rows = []
     for line in open(os.path.join(raw, name + ".q")):
         if not line.startswith("#"):
-            t, b, q = (float(x) for x in line.split()[:3])
-            rows.append((t, b, q))
+            t, b, q, _, bq = (float(x) for x in line.split()[:5])
+            rows.append((t, b, q, bq))
     return rows
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(p * len(xs)))] if xs else None
 
 
 def analyse(rows, full):
     """fill: ms from the first 20 ms with data to the first 100 ms at
-    >= 95% of FULL; util and queue from 1 s after the start to the end."""
+    >= 95% of FULL; util, queue (packets) and queueing delay (the
+    backlog's bytes at C, ms; median and 99th percentile of the 20 ms
+    samples) from 1 s after the start to the end.  None: no figure (no
+    data went through)."""
+    none = dict(fill_ms=None, util=None, q_mean=None, q_max=None,
+                qdelay_p50_ms=None, qdelay_p99_ms=None)
     start = next((i for i in range(1, len(rows))
                   if (rows[i][1] - rows[i - 1][1]) * 8
                   / ((rows[i][0] - rows[i - 1][0]) / 1e3) > 1e6), None)
     if start is None:
-        return None, 0.0, 0.0, 0
+        return none
     fill = None
     for i in range(start, len(rows)):
         j = next((j for j in range(i, len(rows))
@@ -152,25 +170,32 @@ def analyse(rows, full):
     k = len(rows) - 1
     while k > i and rows[k][1] == rows[k - 1][1]:
         k -= 1
+    if k <= i:
+        return dict(none, fill_ms=fill)
     util = (rows[k][1] - rows[i][1]) * 8 / ((rows[k][0] - rows[i][0]) / 1e3) \
-        / c if k > i else 0.0
-    qs = [r[2] for r in rows[i:k + 1]] or [0]
-    return fill, util, sum(qs) / len(qs), max(qs)
+        / c
+    qs = [r[2] for r in rows[i:k + 1]]
+    ds = [r[3] * 8 / c * 1e3 for r in rows[i:k + 1]]
+    return dict(fill_ms=fill, util=util, q_mean=sum(qs) / len(qs),
+                q_max=max(qs), qdelay_p50_ms=pct(ds, 0.50),
+                qdelay_p99_ms=pct(ds, 0.99))
 
 
 runs = {}
 for line in open(os.path.join(raw, "runs")):
     r = json.loads(line)
+    r["run"], _, rep = r["name"].rpartition(".r")
+    r["rep"] = int(rep)
     ip = json.load(open(os.path.join(raw, r["name"] + ".iperf")))
     end = ip.get("end", {})
     if r["kind"] == "udp":
         s = end.get("sum", {})
         got = end.get("sum_received", s)  # received, where iperf3 says it
-        r.update(bps=got.get("bits_per_second", 0),
-                 sent=s.get("packets", 0), lost=s.get("lost_packets", 0))
+        r.update(bps=got.get("bits_per_second"),
+                 sent=s.get("packets"), lost=s.get("lost_packets"))
     else:
-        r.update(bps=end.get("sum_received", {}).get("bits_per_second", 0),
-                 rtx=end.get("sum_sent", {}).get("retransmits", 0))
+        r.update(bps=end.get("sum_received", {}).get("bits_per_second"),
+                 rtx=end.get("sum_sent", {}).get("retransmits"))
     cross = os.path.join(raw, r["name"] + ".cross")
     if os.path.exists(cross):
         sent = json.load(open(cross))["sent_packets"]
@@ -178,57 +203,117 @@ for line in open(os.path.join(raw, "runs")):
         r["cross"] = {"sent": sent, "received": got}
     runs[r["name"]] = r
 
-full = runs["c1_fifo_udp"]
-full["fill_ms"], full["util"], full["q_mean"], full["q_max"] = \
-    analyse(series("c1_fifo_udp"), c)
-carried = full["util"] * c
+# what drop-tail at the same shaper carries, each repetition its own
 for n, r in runs.items():
-    if n != "c1_fifo_udp":
-        r["fill_ms"], r["util"], r["q_mean"], r["q_max"] = \
-            analyse(series(n), carried)
+    if r["run"] == "c1_fifo_udp":
+        r.update(analyse(series(n), c))
+        r["carried"] = r["util"] * c if r["util"] else None
+for n, r in runs.items():
+    if r["run"] != "c1_fifo_udp":
+        full = runs[f"c1_fifo_udp.r{r['rep']}"].get("carried")
+        r.update(analyse(series(n), full if full else c))
+    if r["run"].startswith("t1_"):
+        net = max(r["sent"] - r["drops"]["h0"], 1)
+        loss1 = max(r["lost"] - r["drops"]["h0"] - r["drops"]["r1"], 0)
+        r["loss1"], r["loss2"] = loss1 / net, r["drops"]["r1"] / net
+        r["cross_lost"] = r["cross"]["sent"] - r["cross"]["received"]
 
+reps = sorted({r["rep"] for r in runs.values()})
+
+
+def each(run, key):
+    """KEY of RUN in every repetition (None where one lacks it)."""
+    return [runs.get(f"{run}.r{k}", {}).get(key) for k in reps]
+
+
+def mean_sd(vals):
+    if not vals or None in vals:
+        return None, None
+    m = sum(vals) / len(vals)
+    sd = (sum((v - m) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5 \
+        if len(vals) > 1 else None
+    return m, sd
+
+
+def cell(run, key, fmt, scale=1.0):
+    m, sd = mean_sd(each(run, key))
+    if m is None:
+        return "–"
+    return fmt.format(m * scale) + ("" if sd is None else
+                                    " ± " + fmt.format(sd * scale))
+
+
+summary = {}
+for run in sorted({r["run"] for r in runs.values()}):
+    summary[run] = {k: dict(zip(("mean", "sd"), mean_sd(each(run, k))))
+                    for k in ("bps", "fill_ms", "util", "q_mean", "q_max",
+                              "qdelay_p50_ms", "qdelay_p99_ms", "rtx",
+                              "lost", "loss1", "loss2", "cross_lost")}
+carried, _ = mean_sd(each("c1_fifo_udp", "carried"))
 lines = [f"# sch_hbh: the paper's Config 1 and Table 1, scaled ({krel})", "",
          f"Chain h0-r1-r2-r3-h1, 10 ms per link, bottleneck r2->r3 10 Mbit/s, "
          f"other links 50 Mbit/s; hop RTT {hoprtt}, end-to-end {e2ertt}. "
-         f"Drop-tail at the same shaper carries {carried / 1e6:.2f} Mbit/s on "
-         f"this guest; fill = ms to the first 100 ms at 95% of that.", "",
+         f"Drop-tail at the same shaper carries "
+         f"{'–' if carried is None else f'{carried / 1e6:.2f}'} Mbit/s on "
+         f"this guest; fill = ms to the first 100 ms at 95% of that.  "
+         f"{len(reps)} repetitions of every run, one after another in one "
+         f"boot: each cell is the mean ± sample standard deviation; "
+         f"qdelay: the bottleneck's backlog in bytes at 10 Mbit/s, from "
+         f"its 20 ms samples (median and 99th percentile of each run, "
+         f"averaged).", "",
          "## Config 1: one connection, HBH against Reno over drop-tail", "",
-         "| run | Mbit/s | fill ms | util | queue mean/max | drops r1/r2 | lost or rtx |",
-         "|---|---|---|---|---|---|---|"]
-for n in ("c1_hbh_udp", "c1_hbh_tcp", "c1_reno_fifo", "c1_hbh_tcp_b20",
-          "c1_reno_fifo_b20"):
-    r = runs[n]
-    lr = f"lost {r['lost']}" if r["kind"] == "udp" else f"rtx {r['rtx']}"
-    lines.append(f"| {n} | {r['bps'] / 1e6:.2f} | {r['fill_ms'] if r['fill_ms'] is not None else '-'} "
-                 f"| {r['util']:.2f} | {r['q_mean']:.1f}/{r['q_max']:.0f} "
-                 f"| {r['drops']['r1']}/{r['drops']['r2']} | {lr} |")
-lines += ["", "## Table 1: against uncontrolled bursts at r2, HBH and E2E", "",
+         "| run | Mbit/s | fill ms | util | queue mean | queue max "
+         "| qdelay p50 ms | qdelay p99 ms | drops r1 | drops r2 "
+         "| lost or rtx |",
+         "|---|---|---|---|---|---|---|---|---|---|---|"]
+for run in ("c1_hbh_udp", "c1_hbh_tcp", "c1_reno_fifo", "c1_hbh_tcp_b20",
+            "c1_reno_fifo_b20"):
+    kind = runs[f"{run}.r{reps[0]}"]["kind"]
+    drops = [runs[f"{run}.r{k}"]["drops"] for k in reps]
+    lines.append(
+        f"| {run} | {cell(run, 'bps', '{:.2f}', 1e-6)} "
+        f"| {cell(run, 'fill_ms', '{:.0f}')} | {cell(run, 'util', '{:.2f}')} "
+        f"| {cell(run, 'q_mean', '{:.1f}')} | {cell(run, 'q_max', '{:.0f}')} "
+        f"| {cell(run, 'qdelay_p50_ms', '{:.1f}')} "
+        f"| {cell(run, 'qdelay_p99_ms', '{:.1f}')} "
+        f"| {'/'.join(str(d['r1']) for d in drops)} "
+        f"| {'/'.join(str(d['r2']) for d in drops)} "
+        f"| {'lost' if kind == 'udp' else 'rtx'} "
+        f"{cell(run, 'lost' if kind == 'udp' else 'rtx', '{:.1f}')} |")
+lines += ["", "(drops: each repetition's count, in order.)", "",
+          "## Table 1: against uncontrolled bursts at r2, HBH and E2E", "",
           "Loss1: the connection's packets lost at the bottleneck r2 or after "
           "it (iperf3's lost minus the drops at h0 and r1, floored at 0: "
           "drops of the last packets leave no gap for iperf3 to count); "
           "Loss2: dropped at r1; both per packet the source sent (h0's own "
           "queue excluded).  r2's drops include the cross traffic's.", "",
-          "| scheme (x*, bmax) | Mbit/s | Loss1 | Loss2 | drops r1/r2 | r2 queue mean/max | cross lost |",
-          "|---|---|---|---|---|---|---|"]
-for n, r in runs.items():
-    if not n.startswith("t1_"):
-        continue
-    _, mode, sp, b = n.split("_")
-    net = max(r["sent"] - r["drops"]["h0"], 1)
-    x = r["cross"]
-    loss1 = max(r["lost"] - r["drops"]["h0"] - r["drops"]["r1"], 0)
-    r["loss1"], r["loss2"] = loss1 / net, r["drops"]["r1"] / net
-    lines.append(f"| {mode.upper()}({sp},{b}) | {r['bps'] / 1e6:.2f} "
-                 f"| {100 * r['loss1']:.2f}% | {100 * r['loss2']:.2f}% "
-                 f"| {r['drops']['r1']}/{r['drops']['r2']} "
-                 f"| {r['q_mean']:.1f}/{r['q_max']:.0f} "
-                 f"| {x['sent'] - x['received']} of {x['sent']} |")
+          "| scheme (x*, bmax) | Mbit/s | Loss1 % | Loss2 % | r2 queue mean "
+          "| r2 queue max | qdelay p50 ms | qdelay p99 ms | cross lost |",
+          "|---|---|---|---|---|---|---|---|---|"]
+for sp, b in (("10", "20"), ("50", "100"), ("200", "400")):
+    for mode in ("hbh", "e2e"):
+        run = f"t1_{mode}_{sp}_{b}"
+        sent = runs[f"{run}.r{reps[0]}"]["cross"]["sent"]
+        lines.append(
+            f"| {mode.upper()}({sp},{b}) | {cell(run, 'bps', '{:.2f}', 1e-6)} "
+            f"| {cell(run, 'loss1', '{:.2f}', 100)} "
+            f"| {cell(run, 'loss2', '{:.2f}', 100)} "
+            f"| {cell(run, 'q_mean', '{:.1f}')} | {cell(run, 'q_max', '{:.0f}')} "
+            f"| {cell(run, 'qdelay_p50_ms', '{:.1f}')} "
+            f"| {cell(run, 'qdelay_p99_ms', '{:.1f}')} "
+            f"| {cell(run, 'cross_lost', '{:.0f}')} of {sent} |")
 json.dump({"kernel": krel, "hoprtt": hoprtt, "e2ertt": e2ertt,
-           "fifo_carried_bps": carried, "runs": runs},
+           "repetitions": len(reps), "fifo_carried_bps": carried,
+           "summary": summary, "runs": runs},
           open(base + ".json", "w"), indent=1)
 open(base + ".md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 EOF
+# the headline plot (matplotlib is in the project's venv, not Debian's
+# python3 here); no plot, no page
+"$top/.venv/bin/python" "$top/selftests/bench/hbh_paper_plot.py" \
+	"$out/hbh_paper-$krel.json" "$out/hbh_paper-$krel.png" || exit 1
 BENCH_CMD=$bench_cmd python3 "$top/selftests/bench/benchstat.py" page \
 	hbh_paper "sch_hbh against Mishra & Kanakia: Config 1 and Table 1" \
-	"$out/hbh_paper-$krel.md" --raw "$out/hbh_paper-$krel.json"
+	"$out/hbh_paper-$krel.md" --raw "$out/hbh_paper-$krel.json" \
+	--figure "$out/hbh_paper-$krel.png=Throughput against queueing delay at the bottleneck r2, a point per run: the marker is the mean over the repetitions of the connection's throughput and of the median delay (the backlog's bytes at 10 Mbit/s, 20 ms samples); the whisker to the right reaches the mean 99th percentile, the vertical bar is ± one standard deviation of the throughput, the small dots are the single repetitions.  Left: Config 1; right: Table 1 (against bursts)."

@@ -300,7 +300,8 @@ def tput_delay_plot(results, ran, outdir, plt):
         ax.set_xscale("log")
     else:
         ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)       # a difference at the top is not magnified
+    # from 0: a difference at the top is not magnified
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
     ax.set_xlabel(xlab + " (median; whisker: 99th percentile)")
     ax.set_ylabel(ylab + " (mean ± sd)")
     reps = results.get("repetitions", 1)
