@@ -7,7 +7,8 @@ benchmark (hbh_paper.sh).
   benchstat.py pps NAME TITLE JSON [--append] [--load TEXT] [--meta K=V]...
                [--ratio LABEL=A/B]... [--unit HEADER]
                                              < "ARM pps1 pps2 ..." lines
-  benchstat.py page NAME TITLE BODY.md
+  benchstat.py page NAME TITLE BODY.md [--raw FILE]... [--figure PNG=CAPTION]...
+  benchstat.py plot JSON PNG        (run by pps with the venv's Python)
 
 Each arm's line holds its packets per second, one per round; the arms of
 one round ran in the same boot, one after another, so each round gives
@@ -26,6 +27,7 @@ import os
 import shlex
 import shutil
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -91,7 +93,9 @@ def pps_main(a):
            **dict(kv.split("=", 1) for kv in a.meta),
            "pps": pps,
            "median_pps": {k: statistics.median(v) for k, v in pps.items()},
-           "ratios": {label: ratio(pps[n], pps[d]) for label, n, d in specs}}
+           "ratios": {label: ratio(pps[n], pps[d]) for label, n, d in specs},
+           "ratio_arms": {label: [n, d] for label, n, d in specs},
+           "unit": a.unit}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(res, indent=1) + "\n")
 
@@ -108,6 +112,7 @@ def pps_main(a):
     print(table)
     name = f"{a.name}-{pages.kernel_short(res['kernel'])}"
     raw = raw_beside(path, name)
+    fig = plot_beside(path, name)
     body = (f"Load: {a.load}.  {res['rounds']} rounds"
             f"{f' over {boots} boots' if boots > 1 else ''}; the arms of a "
             "round run one after another in the same boot, in an order that "
@@ -115,11 +120,8 @@ def pps_main(a):
             "summarised.\n\n" + table + "\n\n"
             + "".join(f"- {k}: {v}\n" for k, v in
                       (kv.split("=", 1) for kv in a.meta))
-            + f"\nRaw data: {raw}: every round's figure of every arm, "
-            "in the order they ran, with the tools' versions.  This is a "
-            "benchmark of cost at saturation (a sender that never waits), "
-            "not of congestion control: there is no queueing delay to "
-            "plot against.")
+            + f"\n{fig}\n\nRaw data: {raw}: every round's figure of every "
+            "arm, in the order they ran, with the tools' versions.")
     page = pages.write(name, a.title, body, res)
     print(f"page: {page}")
 
@@ -132,6 +134,68 @@ def raw_beside(path, name, outdir=None):
     dest = d / (name + Path(path).suffix)
     shutil.copyfile(path, dest)
     return f"[{dest.name}]({dest.name}) ({dest.stat().st_size / 1024:.0f} KiB)"
+
+
+def plot_beside(path, name, outdir=None):
+    """NAME.png beside the page, drawn from the JSON at PATH by the
+    project's venv Python (matplotlib; Debian's python3 in the guest has
+    none).  Returns the figure's markdown with its caption, or a sentence
+    saying why there is none."""
+    d = Path(outdir) if outdir else pages.RESULTS
+    png = d / f"{name}.png"
+    py = pages.TOP / ".venv" / "bin" / "python"
+    try:
+        r = subprocess.run([str(py), __file__, "plot", str(path), str(png)],
+                           capture_output=True, text=True, timeout=900)
+        err = r.stderr.strip().splitlines()[-1:] if r.returncode else None
+    except (OSError, subprocess.TimeoutExpired) as e:
+        err = [str(e)]
+    if err is not None:
+        return f"No plot: {err[0] if err else 'the plot failed'}."
+    caption = ("Left: each arm's figure in every round (box: median and "
+               "interquartile range; whiskers: the farthest round within "
+               "1.5 IQR; dots: the rounds).  Right: each ratio, taken per "
+               "round, the same way; the line marks 1.  A benchmark of cost "
+               "at saturation (a sender that never waits) has no queueing "
+               "delay to plot the rates against: the spread over rounds is "
+               "its picture.")
+    return f"![{caption.split('.')[0]}]({png.name})\n\n*{caption}*"
+
+
+def plot_main(a):
+    """plot JSON PNG: the figure plot_beside puts beside the page."""
+    res = json.loads(Path(a.json).read_text())
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    arms = list(res["pps"])
+    specs = res.get("ratio_arms", {})
+    fig, ax = plt.subplots(1, 2, figsize=(12, 4.5),
+                           gridspec_kw={"width_ratios": [max(len(arms), 1),
+                                                         max(len(specs), 1)]})
+    ax[0].boxplot([res["pps"][k] for k in arms])
+    ax[0].set_xticks(range(1, len(arms) + 1), arms)
+    for i, k in enumerate(arms, 1):
+        ax[0].plot([i] * len(res["pps"][k]), res["pps"][k], ".", ms=4,
+                   alpha=0.6)
+    ax[0].set_ylabel(res.get("unit", "median pps").replace("median ", ""))
+    ax[0].set_ylim(0, ax[0].get_ylim()[1] * 1.05)
+    ax[0].set_title("each arm, every round", fontsize="medium")
+    ratios = {lab: [x / y for x, y in zip(res["pps"][n], res["pps"][d])
+                    if y > 0] for lab, (n, d) in specs.items()}
+    if ratios:
+        ax[1].boxplot(list(ratios.values()))
+        ax[1].set_xticks(range(1, len(ratios) + 1), list(ratios))
+        for i, v in enumerate(ratios.values(), 1):
+            ax[1].plot([i] * len(v), v, ".", ms=4, alpha=0.6)
+        ax[1].axhline(1.0, color="k", lw=0.6)
+    ax[1].set_title("ratios, per round", fontsize="medium")
+    for axis in ax:
+        axis.tick_params(axis="x", labelrotation=30, labelsize="small")
+    fig.suptitle(f"{Path(a.json).stem}: {res['rounds']} rounds",
+                 fontsize="medium")
+    fig.tight_layout()
+    fig.savefig(a.png, dpi=80)
 
 
 def page_main(a):
@@ -172,8 +236,11 @@ def main():
                    help="a file of raw data to put beside the page")
     g.add_argument("--figure", action="append", default=[],
                    metavar="PNG=CAPTION", help="a plot to put beside it")
+    pl = sub.add_parser("plot")
+    pl.add_argument("json")
+    pl.add_argument("png")
     a = ap.parse_args()
-    (pps_main if a.cmd == "pps" else page_main)(a)
+    {"pps": pps_main, "page": page_main, "plot": plot_main}[a.cmd](a)
 
 
 if __name__ == "__main__":

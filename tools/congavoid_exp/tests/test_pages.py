@@ -167,6 +167,19 @@ class Benchstat(unittest.TestCase):
                              " (3 KiB)")
             self.assertEqual((Path(t) / "pages" / "nic_pps-6.12.json")
                              .read_text(), "x" * 3000)
+            # the page's figure: every round of every arm and the ratios
+            raw.write_text(json.dumps({
+                "rounds": 3, "unit": "median pps",
+                "pps": {"a": [10, 11, 12], "b": [9, 10, 12]},
+                "ratio_arms": {"a/b": ["a", "b"]}}))
+            md = bs.plot_beside(raw, "x-6.12", Path(t) / "pages")
+            self.assertTrue(md.startswith("![Left: each arm's figure"), md)
+            self.assertIn("](x-6.12.png)", md)
+            self.assertEqual((Path(t) / "pages" / "x-6.12.png")
+                             .read_bytes()[:4], b"\x89PNG")
+            raw.write_text("{}")       # no figures: no plot, said so
+            self.assertTrue(bs.plot_beside(raw, "y-6.12", Path(t))
+                            .startswith("No plot: "))
 
 
 class Snapshot(unittest.TestCase):
