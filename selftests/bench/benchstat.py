@@ -40,7 +40,9 @@ def ratio(a, b):
     r = sorted(x / y for x, y in zip(a, b) if y > 0)
     if not r:
         return None
-    q = statistics.quantiles(r, n=4) if len(r) > 1 else [r[0]] * 3
+    # (inclusive: between the rounds measured, as the plot's boxes)
+    q = statistics.quantiles(r, n=4, method="inclusive") if len(r) > 1 \
+        else [r[0]] * 3
     m, sd = pages.mean_sd(r)
     return {"median": round(statistics.median(r), 3),
             "iqr": [round(q[0], 3), round(q[2], 3)],
@@ -206,9 +208,10 @@ def page_main(a):
     name = f"{a.name}-{pages.kernel_short(prov['kernel'])}"
     for f in a.raw:
         body = body.rstrip() + f"\n\nRaw data: {raw_beside(f, name)}.\n"
-    for f in a.figure:
+    pages.RESULTS.mkdir(parents=True, exist_ok=True)
+    for i, f in enumerate(a.figure):
         src, _, caption = f.partition("=")
-        dest = f"{name}{Path(src).suffix}"
+        dest = f"{name}{f'-{i + 1}' if i else ''}{Path(src).suffix}"
         shutil.copyfile(src, pages.RESULTS / dest)
         body = body.rstrip() + f"\n\n![{caption}]({dest})\n\n*{caption}*\n"
     page = pages.write(name, a.title, body, prov)

@@ -137,9 +137,16 @@ def series(name):
     return rows
 
 
-def pct(xs, p):
+def pct(xs, q):
+    """The q-quantile, linear interpolation between the closest ranks
+    (as the experiment runner's metrics.percentile)."""
     xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(p * len(xs)))] if xs else None
+    if not xs:
+        return None
+    k = (len(xs) - 1) * q
+    lo = int(k)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
 def analyse(rows, full):
@@ -213,9 +220,11 @@ for n, r in runs.items():
         full = runs[f"c1_fifo_udp.r{r['rep']}"].get("carried")
         r.update(analyse(series(n), full if full else c))
     if r["run"].startswith("t1_"):
-        net = max(r["sent"] - r["drops"]["h0"], 1)
-        loss1 = max(r["lost"] - r["drops"]["h0"] - r["drops"]["r1"], 0)
-        r["loss1"], r["loss2"] = loss1 / net, r["drops"]["r1"] / net
+        r["loss1"] = r["loss2"] = None  # iperf3 reported nothing: no figure
+        if r["sent"] is not None and r["lost"] is not None:
+            net = max(r["sent"] - r["drops"]["h0"], 1)
+            loss1 = max(r["lost"] - r["drops"]["h0"] - r["drops"]["r1"], 0)
+            r["loss1"], r["loss2"] = loss1 / net, r["drops"]["r1"] / net
         r["cross_lost"] = r["cross"]["sent"] - r["cross"]["received"]
 
 reps = sorted({r["rep"] for r in runs.values()})

@@ -34,7 +34,8 @@ def points(res, names):
             continue
         reps = [(r["qdelay_p50_ms"], r["bps"] / 1e6)
                 for r in res["runs"].values() if r["run"] == n and
-                r.get("qdelay_p50_ms") is not None and r.get("bps")]
+                r.get("qdelay_p50_ms") is not None and
+                r.get("bps") is not None]
         pts.append((n, x50, x99, y / 1e6, None if sd is None else sd / 1e6,
                     reps))
     return pts, missing

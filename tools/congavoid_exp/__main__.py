@@ -67,7 +67,8 @@ def run(path, out=None, arms=None, reps=None, no_plots=False, trace=None):
                "paper": sc.paper, "file": str(path),
                "kernel": os.uname().release, "topology": sc.topology,
                "duration": sc.duration, "repetitions": sc.repetitions,
-               "warmup": sc.warmup, "flows": sc.flows,
+               "warmup": sc.warmup, "sample_interval": sc.sample_interval,
+               "flows": sc.flows,
                "meta": meta.system(pages.command(["tools/experiment"]
                                                  + sys.argv[1:]), path),
                "arms": []}

@@ -91,8 +91,12 @@ def _version(argv, pattern):
         r = subprocess.run(argv, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    m = re.search(pattern, r.stdout + r.stderr)
-    return m.group(1) if m else None
+    out = r.stdout + r.stderr
+    m = re.search(pattern, out)
+    if m:
+        return m.group(1)
+    # ran, but said it another way: its first line, not "not installed"
+    return (out.strip().splitlines() or ["unknown"])[0][:60]
 
 
 def tool_versions():

@@ -450,10 +450,12 @@ def write(results, outdir):
 # repetitions (tools/experiment page refuses fewer there)
 PUBLISH_REPS = 3
 
-# beside a page, the run's raw data: everything it wrote but the plots
-# and the packet trace (trace.txt: megabytes a run; the queue and delay
-# figures taken from it are in each repetition's metrics.json)
-RAW_LEFT_OUT = ("*.png", "trace.txt")
+# beside a page, the run's raw data: everything the run wrote but the
+# plots, the packet traces of --trace (trace.txt, megabytes a run; the
+# figures taken from them are in each repetition's metrics.json) and
+# pages and archives made from it before (make demo's results/demo/page)
+RAW_LEFT_OUT = ("*.png", "trace.txt", "*.tar.xz", "*.tar.xz.tmp", "*.md")
+RAW_KEPT = ("table.md",)
 
 
 def raw_archive(outdir, dest):
@@ -464,8 +466,9 @@ def raw_archive(outdir, dest):
     import fnmatch
     import tarfile
     outdir, dest = Path(outdir), Path(dest)
-    files = sorted(p for p in outdir.rglob("*") if p.is_file() and not any(
-        fnmatch.fnmatch(p.name, pat) for pat in RAW_LEFT_OUT))
+    files = sorted(p for p in outdir.rglob("*") if p.is_file() and (
+        p.relative_to(outdir).as_posix() in RAW_KEPT or not any(
+            fnmatch.fnmatch(p.name, pat) for pat in RAW_LEFT_OUT)))
     traces = sum(p.stat().st_size for p in outdir.rglob("trace.txt"))
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + ".tmp")
@@ -525,7 +528,9 @@ def page(outdir, pagedir=None):
               "Throughput against queueing delay, one point per arm: the "
               "marker is the mean over the repetitions of the throughput "
               "(all flows' goodput) and of the median time a packet waited "
-              "in the bottleneck's queue")
+              "in the bottleneck's queue (every packet, from a trace of the "
+              "queue; in the rows marked † the backlog's samples over the "
+              "link's rate)")
              + "; the whisker to the right reaches the mean 99th "
              "percentile of that delay, the vertical bar is ± one standard "
              "deviation of the throughput over the repetitions, and the "
@@ -539,8 +544,9 @@ def page(outdir, pagedir=None):
         figs.append(("timeseries.png", f"{name}-series.png",
                      "Each arm's first repetition over time (a row per "
                      "arm): every flow's congestion window, the bottleneck "
-                     "queue's backlog (100 ms samples) and every flow's "
-                     "goodput over 0.5 s windows."))
+                     "queue's backlog (sampled every "
+                     f"{results.get('sample_interval', 0.1) * 1e3:g} ms) "
+                     "and every flow's goodput over 0.5 s windows."))
     param, _ = _sweep_curves([a for a in results["arms"]
                               if a.get("summary")])
     if param:
@@ -562,9 +568,10 @@ def page(outdir, pagedir=None):
                 "and each repetition's samples (`samples.jsonl`: every "
                 "flow's tcp_info and the qdiscs' counters at 100 ms) and "
                 "traffic tools' reports."
-                + (f"  Left out: the packet traces (`trace.txt`, "
-                   f"{_kib(traces)} in all); the queue and delay figures taken "
-                   "from them are in each repetition's `metrics.json`." if traces else ""))
+                + (f"  Left out: the packet traces of `--trace` "
+                   f"(`trace.txt`, {_kib(traces)} in all); the figures "
+                   "taken from them are in each repetition's "
+                   "`metrics.json`." if traces else ""))
     if results.get("paper"):
         body.append("## The paper\n\n" + results["paper"].strip())
     return pages.write(name, f"{results['scenario']} on "

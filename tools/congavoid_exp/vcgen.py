@@ -36,6 +36,7 @@ import sys
 import time
 
 from . import netlink
+from .metrics import percentile
 
 IP_RECVERR = 11
 SO_SNDBUFFORCE, SO_RCVBUFFORCE = 32, 33
@@ -168,8 +169,9 @@ class Channels:
 
 
 def _pct(d, q):
-    """The q-quantile of the sorted delays d (s), in ms; None for none."""
-    return 1e3 * d[min(len(d) - 1, int(q * len(d)))] if d else None
+    """The q-quantile of the delays d (s), in ms (metrics.percentile:
+    linear interpolation, as the dumbbell's figures); None for none."""
+    return 1e3 * percentile(d, 100 * q) if d else None
 
 
 def _udp_socket_in(ns):

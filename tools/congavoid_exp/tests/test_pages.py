@@ -92,6 +92,12 @@ class Pages(unittest.TestCase):
             res["meta"]["tools"] = {"iperf3": "3.12"}
             (d / "results.json").write_text(json.dumps(res))
             (d / "a_x=1" / "rep1" / "trace.txt").write_text("x" * 5000)
+            # an earlier page of this run (make demo's results/demo/page)
+            # is not raw data
+            (d / "page").mkdir()
+            (d / "page" / "t-6.12.md").write_text("old page")
+            (d / "page" / "t-6.12.tar.xz").write_bytes(b"old archive")
+            (d / "table.md").write_text("| table |")
             report.plots(res, d)
             p = report.page(d, Path(t) / "pages")
             self.assertEqual(p.name, "t-6.12.md")
@@ -113,12 +119,14 @@ class Pages(unittest.TestCase):
             with tarfile.open(p.parent / "t-6.12.tar.xz") as tar:
                 names = sorted(tar.getnames())
             self.assertIn("t-6.12/results.json", names)
+            self.assertIn("t-6.12/table.md", names)
+            self.assertFalse([n for n in names if "/page/" in n], names)
             self.assertIn("t-6.12/a_x=1/rep1/samples.jsonl", names)
             self.assertFalse([n for n in names if n.endswith(".png") or
                               n.endswith("trace.txt")], names)
             self.assertIn("](t-6.12.tar.xz) (", text)
-            self.assertIn("Left out: the packet traces (`trace.txt`, 5 KiB",
-                          text)
+            self.assertIn("Left out: the packet traces of `--trace` "
+                          "(`trace.txt`, 5 KiB", text)
 
 
     def test_publish_needs_three_repetitions(self):
