@@ -65,8 +65,9 @@ dumbbell_run() {
 	log "decbit+decbit: util $(arm decbit+decbit utilization) jain $(arm decbit+decbit jain) queue $(arm decbit+decbit queue_mean) marks $(arm decbit+decbit marks) drops $(arm decbit+decbit drops)"
 	# Reno fills a 1-BDP drop-tail buffer: the link stays busy, losses occur,
 	# the queue never exceeds the buffer (17 packets) and adds delay.
-	# Utilisation: Reno's floor is 0.75 even with no buffer; a stalled TCG
-	# guest costs some more (docs/testing.md).  The busy fraction after
+	# Utilisation: Reno's floor is 0.75 even with no buffer; with it, 20
+	# runs (10 a kernel, 2026-11-29) measured 0.90-0.98 and Jain
+	# 0.977-1.000: floors just below them (docs/testing.md).  The busy fraction after
 	# warm-up is wire bytes, so it is at least the goodput's share of the
 	# link over the whole flow (start-up included): a second, independent
 	# measurement of the same link.  (It assumes both flows and the
@@ -74,10 +75,10 @@ dumbbell_run() {
 	# times slower, gave util 0.25 against goodput 5.11 Mbit/s: a
 	# perf_check.)
 	check "reno_two_flows_delivered" test "$(nflows reno+pfifo)" = 2
-	perf_check "reno_utilization_0.65_to_1.02" between "$(arm reno+pfifo utilization)" 0.65 1.02
+	perf_check "reno_utilization_0.87_to_1.02" between "$(arm reno+pfifo utilization)" 0.87 1.02
 	perf_check "reno_utilization_covers_goodput" fcmp "$(arm reno+pfifo utilization)" '>=' \
 		"$(awk -v t="$(arm reno+pfifo throughput_bps)" 'BEGIN { if (t ~ /^[0-9.eE+-]+$/) print 0.97 * t / 10e6; else print "null" }')"
-	perf_check "reno_jain_ge_0.80" fcmp "$(arm reno+pfifo jain)" '>=' 0.80
+	perf_check "reno_jain_ge_0.96" fcmp "$(arm reno+pfifo jain)" '>=' 0.96
 	perf_check "reno_drops_seen" fcmp "$(arm reno+pfifo drops)" '>' 0
 	check "reno_queue_within_buffer" fcmp "$(arm reno+pfifo queue_max)" '<=' 17
 	check "reno_rtt_above_base" fcmp "$(arm reno+pfifo rtt_mean_ms)" '>' "$(jq '.arms[0].runs[0].base_rtt_ms' "$r")"
