@@ -121,11 +121,14 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 
-python3 - "$raw" "$out/hbh_paper-$krel" "$krel" "$HOPRTT" "$E2ERTT" "$C" <<'EOF' || exit 1
+python3 - "$raw" "$out/hbh_paper-$krel" "$krel" "$HOPRTT" "$E2ERTT" "$C" "$top" <<'EOF' || exit 1
 import json, os, sys
 
-raw, base, krel, hoprtt, e2ertt, c = sys.argv[1:7]
+raw, base, krel, hoprtt, e2ertt, c, top = sys.argv[1:8]
 c = float(c)
+sys.path.insert(0, os.path.join(top, "tools"))
+from congavoid_exp.metrics import percentile  # noqa: E402
+from congavoid_exp.pages import mean_sd  # noqa: E402
 
 
 def series(name):
@@ -135,18 +138,6 @@ def series(name):
             t, b, q, _, bq = (float(x) for x in line.split()[:5])
             rows.append((t, b, q, bq))
     return rows
-
-
-def pct(xs, q):
-    """The q-quantile, linear interpolation between the closest ranks
-    (as the experiment runner's metrics.percentile)."""
-    xs = sorted(xs)
-    if not xs:
-        return None
-    k = (len(xs) - 1) * q
-    lo = int(k)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
 def analyse(rows, full):
@@ -184,8 +175,8 @@ def analyse(rows, full):
     qs = [r[2] for r in rows[i:k + 1]]
     ds = [r[3] * 8 / c * 1e3 for r in rows[i:k + 1]]
     return dict(fill_ms=fill, util=util, q_mean=sum(qs) / len(qs),
-                q_max=max(qs), qdelay_p50_ms=pct(ds, 0.50),
-                qdelay_p99_ms=pct(ds, 0.99))
+                q_max=max(qs), qdelay_p50_ms=percentile(ds, 50),
+                qdelay_p99_ms=percentile(ds, 99))
 
 
 runs = {}
@@ -233,15 +224,6 @@ reps = sorted({r["rep"] for r in runs.values()})
 def each(run, key):
     """KEY of RUN in every repetition (None where one lacks it)."""
     return [runs.get(f"{run}.r{k}", {}).get(key) for k in reps]
-
-
-def mean_sd(vals):
-    if not vals or None in vals:
-        return None, None
-    m = sum(vals) / len(vals)
-    sd = (sum((v - m) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5 \
-        if len(vals) > 1 else None
-    return m, sd
 
 
 def cell(run, key, fmt, scale=1.0):

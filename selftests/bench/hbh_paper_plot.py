@@ -13,6 +13,10 @@ panel (never a point at 0).  Exits 1 if no run has a point."""
 
 import json
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from congavoid_exp.report import draw_tput_delay  # noqa: E402
 
 CONFIG1 = ("c1_hbh_udp", "c1_hbh_tcp", "c1_reno_fifo", "c1_hbh_tcp_b20",
            "c1_reno_fifo_b20")
@@ -53,15 +57,8 @@ def main():
                              (axes[1], TABLE1,
                               "Table 1: against bursts at r2")):
         pts, missing = points(res, names)
-        for i, (n, x50, x99, y, sd, reps) in enumerate(pts):
-            e = ax.errorbar([x50], [y], xerr=[[0], [max(0.0, x99 - x50)]],
-                            yerr=None if sd is None else [[sd], [sd]],
-                            fmt="osD^v<>p"[i % 8], ms=7, capsize=4, label=n)
-            ax.plot([r[0] for r in reps], [r[1] for r in reps], ".", ms=4,
-                    alpha=0.6, color=e[0].get_color())
-            drawn += 1
-        ax.set_xlim(left=0)
-        ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
+        draw_tput_delay(ax, pts)
+        drawn += len(pts)
         ax.set_xlabel("queueing delay at r2, ms (median; whisker: 99th "
                       "percentile)")
         ax.set_ylabel("throughput, Mbit/s (mean ± sd)")

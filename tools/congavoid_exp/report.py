@@ -213,13 +213,7 @@ def plots(results, outdir):
     param, curves = _sweep_curves(ran)
     if curves:
         fig, ax = plt.subplots(1, 2, figsize=(10, 4))
-        for b, pts in curves.items():
-            for axis, key in zip(ax, ("norm_power", "utilization")):
-                axis.errorbar([x for x, _ in pts],
-                              [_nan(sm.get(key)) for _, sm in pts],
-                              yerr=[_nan(sm.get(key + "_sd"), 0)
-                                    for _, sm in pts],
-                              fmt="o-", capsize=3, label=b)
+        _sweep_errorbars(ax, curves, ("norm_power", "utilization"))
         ax[0].set_ylabel("normalised power")
         ax[1].set_ylabel("utilisation")
         for axis in ax:
@@ -286,22 +280,7 @@ def tput_delay_plot(results, ran, outdir, plt):
     _, _, ylab, _, _, xlab = TPUT_DELAY.get(results["topology"]["kind"],
                                             TPUT_DELAY["dumbbell"])
     fig, ax = plt.subplots(figsize=(8, 5))
-    markers = "osD^v<>pPX*h"
-    for i, (name, x50, x99, y, ysd, reps) in enumerate(pts):
-        e = ax.errorbar([x50], [y], xerr=[[0], [max(0.0, x99 - x50)]],
-                        yerr=None if ysd is None else [[ysd], [ysd]],
-                        fmt=markers[i % len(markers)], ms=7, capsize=4,
-                        label=name)
-        if len(reps) > 1:
-            ax.plot([r[0] for r in reps], [r[1] for r in reps], ".",
-                    ms=4, alpha=0.6, color=e[0].get_color())
-    xs = [p[1] for p in pts] + [p[2] for p in pts]
-    if min(xs) > 0 and max(xs) / min(xs) > 30:
-        ax.set_xscale("log")
-    else:
-        ax.set_xlim(left=0)
-    # from 0: a difference at the top is not magnified
-    ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
+    draw_tput_delay(ax, pts)
     ax.set_xlabel(xlab + " (median; whisker: 99th percentile)")
     ax.set_ylabel(ylab + " (mean ± sd)")
     reps = results.get("repetitions", 1)
@@ -317,6 +296,41 @@ def tput_delay_plot(results, ran, outdir, plt):
     fig.savefig(f, dpi=90)
     plt.close(fig)
     return f
+
+
+def draw_tput_delay(ax, pts):
+    """Draw tput_delay_points' points on AX (also hbh_paper_plot.py's):
+    a marker per point at (median delay, throughput), a whisker to the
+    right to the 99th percentile, ± sd vertically, each repetition a dot;
+    throughput from 0, delay from 0 or on a log scale when it spans more
+    than 30 times."""
+    markers = "osD^v<>pPX*h"
+    for i, (name, x50, x99, y, ysd, reps) in enumerate(pts):
+        e = ax.errorbar([x50], [y], xerr=[[0], [max(0.0, x99 - x50)]],
+                        yerr=None if ysd is None else [[ysd], [ysd]],
+                        fmt=markers[i % len(markers)], ms=7, capsize=4,
+                        label=name)
+        if len(reps) > 1:
+            ax.plot([r[0] for r in reps], [r[1] for r in reps], ".",
+                    ms=4, alpha=0.6, color=e[0].get_color())
+    xs = [p[1] for p in pts] + [p[2] for p in pts]
+    if xs and min(xs) > 0 and max(xs) / min(xs) > 30:
+        ax.set_xscale("log")
+    else:
+        ax.set_xlim(left=0)
+    # from 0: a difference at the top is not magnified
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
+
+
+def _sweep_errorbars(ax, curves, keys):
+    """A curve per scheme on each of AX for each of KEYS: mean ± sd."""
+    for b, pts in curves.items():
+        for axis, key in zip(ax, keys):
+            axis.errorbar([x for x, _ in pts],
+                          [_nan(sm.get(key)) for _, sm in pts],
+                          yerr=[_nan(sm.get(key + "_sd"), 0)
+                                for _, sm in pts],
+                          fmt="o-", capsize=3, label=b)
 
 
 def _timeseries_plot(results, outdir, plt):
@@ -392,13 +406,7 @@ def _graph_plots(results, ran, outdir, plt):
     param, curves = _sweep_curves(ran)
     if curves:
         fig, ax = plt.subplots(1, 2, figsize=(10, 4))
-        for b, pts in curves.items():
-            for axis, key in zip(ax, ("delivered_pps", "vc_cov")):
-                axis.errorbar([x for x, _ in pts],
-                              [_nan(sm.get(key)) for _, sm in pts],
-                              yerr=[_nan(sm.get(key + "_sd"), 0)
-                                    for _, sm in pts],
-                              fmt="o-", capsize=3, label=b)
+        _sweep_errorbars(ax, curves, ("delivered_pps", "vc_cov"))
         ax[0].set_ylabel("delivered packets/s")
         ax[1].set_ylabel("per-channel CoV")
         for axis in ax:
