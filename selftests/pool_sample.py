@@ -3,24 +3,43 @@
 """Sample the root decbit qdiscs of several interfaces of one namespace, and
 their shared buffer pool, over netlink.
 
-  pool_sample.py NS SECONDS INTERVAL_MS DEV...
-Prints "# ready" once the socket is open, then one line per sample: "<ms
-since start> <qlen of each DEV>... <pool_used> <pool_input>", the pool's
-counts as the first DEV's qdisc reports them (struct tc_decbit_xstats);
+  pool_sample.py [--count NS:DEV:PREF,...] NS SECONDS INTERVAL_MS DEV...
+Prints "# ready" once the socket is open and "# t0 <ns>" (CLOCK_REALTIME,
+as date +%s%N, at ms 0), then one line per sample: "<ms since start>
+<qlen of each DEV>... <pool_used> <pool_input> <bytes of each count>...",
+the pool's counts as the first DEV's qdisc reports them (struct
+tc_decbit_xstats), a count the bytes of the flower filter at pref PREF
+on DEV's clsact ingress in namespace NS (its first action's counter);
 -1 for a figure missing.  Exits 1 if it took no sample or a figure was
 missing from one (a sample file to read bounds from must be complete).
 """
+import os
 import sys
+import time
 
 from qdisc_sample import netlink, roots
 
 
 def main():
-    ns, secs, ivl, devs = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]) / 1000, sys.argv[4:]
-    n = missing = 0
+    args = sys.argv[1:]
+    counts = []
+    if args[:1] == ["--count"]:
+        for c in args[1].split(","):
+            cns, dev, pref = c.split(":")
+            sock = netlink.socket_in_netns(cns, 0)
+            idx = int(os.popen(f"ip netns exec {cns} cat /sys/class/net/{dev}/ifindex").read())
+            counts.append((sock, idx, int(pref)))
+        args = args[2:]
+    ns, secs, ivl, devs = args[0], float(args[1]), float(args[2]) / 1000, args[3:]
+    n = missing = seq = 0
     for ms, qs in roots(ns, devs, secs, ivl, raw_xstats=True):
+        if not n:
+            print(f"# t0 {time.time_ns() - int(ms * 1e6)}", flush=True)
         x = netlink.decbit_xstats(qs[0].get("xstats")) or {}
         figs = [q.get("qlen", -1) for q in qs] + [x.get("pool_used", -1), x.get("pool_input", -1)]
+        for sock, idx, pref in counts:
+            seq += 1
+            figs.append(netlink.filter_bytes(sock, idx, seq).get(pref, -1))
         print(f"{ms:.0f} " + " ".join(str(f) for f in figs), flush=True)
         n += 1
         missing += -1 in figs

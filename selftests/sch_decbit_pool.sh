@@ -114,12 +114,14 @@ udp_ok() {
 		[ "$(cat "$TMP_DIR/rc.$p" 2>/dev/null)" = 0 ] && fcmp "$(rx "$p")" '>' 0 || return 1
 	done
 }
-# sample SECONDS: o1's and o2's queues and the pool, every 20 ms, into
-# $TMP_DIR/ps ("ms qlen_o1 qlen_o2 pool_used pool_input"); sampled()
-# waits for it: true if it exited 0 (every sample complete)
+# sample SECONDS [COUNTS]: o1's and o2's queues and the pool, every 20
+# ms, into $TMP_DIR/ps ("ms qlen_o1 qlen_o2 pool_used pool_input", then
+# the bytes of each of COUNTS, NS:DEV:PREF,...: a flower counter at the
+# receiver); sampled() waits for it: true if it exited 0 (every sample
+# complete)
 sample() {
 	rm -f "$TMP_DIR/ps"
-	"$SELFTESTS_DIR/pool_sample.py" "$R" "$1" 20 o1 o2 >"$TMP_DIR/ps" &
+	"$SELFTESTS_DIR/pool_sample.py" ${2:+--count "$2"} "$R" "$1" 20 o1 o2 >"$TMP_DIR/ps" &
 	smp=$!
 	busywait 20000 test -s "$TMP_DIR/ps"
 }
@@ -132,30 +134,73 @@ col_max() {
 }
 nsamples() { grep -vc '^#' "$TMP_DIR/ps"; }
 pool_empty() { [ "$(st o1 pool_used)" = 0 ] && [ "$(st o1 pool_input)" = 0 ] && [ "$(st o2 pool_used)" = 0 ]; }
-# udp_pair SAMPLE_S SECS NS1 DST1 PORT1 NS2 DST2 PORT2: two 30 Mbit/s UDP
-# flows started together, the pool sampled.  If one flow's UDP fills the
-# pool before the other's iperf3 control connection is up, that
-# connection's packets are refused by the pool (the hogging Lam & Lien's
-# limits are about) and the flow never starts.  That is the harness, not
-# the qdisc: the pair runs again once, and the attempts are logged.
-# ibl_at_start is o1's ibl_dropped when the last attempt began; smp_ok
-# says whether its sampler exited 0.  False if neither attempt ran both.
+# now_ns: the time as date +%s%N gives it, without starting a process
+now_ns() { echo "${EPOCHREALTIME/./}000"; }
+# rx_ns DST: the receiver's namespace
+rx_ns() { case $1 in 10.11.0.2) echo "$S1" ;; 10.12.0.2) echo "$S2" ;; esac; }
+# grew COLUMN: a count of the samples grew since the first sample
+grew() {
+	awk -v c="$1" '!/^#/ { if (f == "") f = $c; v = $c }
+		END { exit !(f ~ /^[0-9]+$/ && v ~ /^[0-9]+$/ && v + 0 > f + 0) }' "$TMP_DIR/ps"
+}
+# drained: the latest sample has no buffer of the pool in use
+drained() { awk '!/^#/ { v = $4 } END { exit !(v == "0") }' "$TMP_DIR/ps"; }
+# window_bps COLUMN FROM TO: the bit/s of a count of the samples between
+# two instants (date +%s%N), from the first and last sample inside them;
+# "null" without two such samples
+window_bps() {
+	awk -v c="$1" -v a="$2" -v b="$3" '/^# t0 / { t0 = $3 }
+		!/^#/ { t = t0 + $1 * 1e6
+			if (t0 != "" && t >= a && t <= b && $c ~ /^[0-9]+$/) {
+				if (!n++) { t1 = t; v1 = $c }
+				t2 = t; v2 = $c } }
+		END { print (n >= 2 && t2 > t1) ? (v2 - v1) * 8e9 / (t2 - t1) : "null" }' "$TMP_DIR/ps"
+}
+
+# udp_pair SECS NS1 DST1 PORT1 NS2 DST2 PORT2: two 30 Mbit/s UDP flows,
+# measured over SECS once both run.  iperf3 starts a UDP test with one
+# datagram that it never sends again: when one flow's UDP fills the pool
+# first, the other's start is refused (the hogging Lam & Lien's limits
+# are about) and that flow never runs.  So the first flow starts alone;
+# once its receiver gets its UDP (at most 3 s) its sender is stopped
+# (SIGSTOP) until the second flow's UDP reaches its receiver too, its
+# start having found the pool empty.  Then the SECS of measurement.  The
+# sampler reads the pool and each flow's IP bytes at its receiver (a
+# flower counter) throughout, from one process; the shell stamps the
+# window with bash's own clock and signals with its own kill: under TCG,
+# with the guest's CPU flooded, each process started takes a second.
+# Sets started (both flows reached their receivers), in_flows (the SECS
+# ended before the flows did), smp_ok (the sampler exited 0), rx1 and rx2
+# (bit/s received in the SECS, "null" if not measured) and ibl_at_start
+# (o1's ibl_dropped once both ran); false unless both senders exited 0.
 udp_pair() {
-	local attempt u
-	for attempt in 1 2; do
-		busywait 5000 pool_empty
-		ibl_at_start=$(st o1 ibl_dropped)
-		sample "$1"
-		udp "$3" "$4" "$5" 30M "$2" &
-		u=$!
-		udp "$6" "$7" "$8" 30M "$2"
-		wait $u
-		smp_ok=no
-		sampled && smp_ok=yes
-		udp_ok "$5" "$8" && return 0
-		log "attempt $attempt: a flow did not start: $(jq -c '.error // .end.sum' "$TMP_DIR/pu.$5" "$TMP_DIR/pu.$8" 2>&1 | tr '\n' ' ')"
-	done
-	return 1
+	local u1 u2 p1 ts ta tb w0 w1 one=no dur=$(($1 + 10))
+	started=no in_flows=no smp_ok=no rx1=null rx2=null
+	busywait 5000 pool_empty
+	sample $((dur + 1)) "$(rx_ns "$3"):eth0:$4,$(rx_ns "$6"):eth0:$7"
+	ts=$(now_ns)
+	udp "$2" "$3" "$4" 30M $dur &
+	u1=$!
+	busywait 3000 grew 6 && one=yes
+	ta=$(now_ns)
+	p1=$(pgrep -P $u1 -x iperf3) && kill -STOP "$p1"
+	busywait 2000 drained
+	udp "$5" "$6" "$7" 30M $dur &
+	u2=$!
+	busywait 3000 grew 7 && started=$one
+	tb=$(now_ns)
+	[ -z "$p1" ] || kill -CONT "$p1"
+	w0=$(now_ns)
+	log "flows of $dur s: the first at its receiver after $(((ta - ts) / 1000000)) ms, the second after $(((tb - ts) / 1000000)) ms, both running at $(((w0 - ts) / 1000000)) ms"
+	w1=$((w0 + $1 * 1000000000))
+	ibl_at_start=$(st o1 ibl_dropped)
+	wait $u1 $u2
+	sampled && smp_ok=yes
+	# (the first flow's last packets leave iperf3 dur s after it started)
+	[ $w1 -lt $((ts + (dur * 1000 - 500) * 1000000)) ] && in_flows=yes
+	rx1=$(window_bps 6 $w0 $w1)
+	rx2=$(window_bps 7 $w0 $w1)
+	udp_ok "$4" "$7"
 }
 
 # input alone: at most N_I buffers, the rest refused by the limit
@@ -183,16 +228,17 @@ input_alone() {
 # input and transit into the same egress: transit takes the buffers input
 # may not (N_T - N_I = 15 against 5), and the link in that ratio
 input_and_transit() {
-	local ibl0 rx_in rx_tr mix_used mix_input ran=no smp_ok
+	local ibl0 rx_in rx_tr mix_used mix_input ok=no
 	pool_qdiscs || return 1
-	udp_pair 5 4 "$A" 10.11.0.2 5204 "$B" 10.11.0.2 5205 && ran=yes
-	ibl0=$ibl_at_start
-	rx_in=$(rx 5204)
-	rx_tr=$(rx 5205)
+	udp_pair 4 "$A" 10.11.0.2 5204 "$B" 10.11.0.2 5205 && ok=yes
+	ibl0=$ibl_at_start rx_in=$rx1 rx_tr=$rx2
 	mix_used=$(col_max 4)
 	mix_input=$(col_max 5)
-	log "input and transit, 30 Mbit/s each: input $rx_in bit/s, transit $rx_tr bit/s received; $(nsamples) samples (complete: $smp_ok): pool_used max $mix_used, pool_input max $mix_input; ibl_dropped +$(($(st o1 ibl_dropped) - ibl0)), pool_dropped $(st o1 pool_dropped)"
-	check "input_and_transit_flowed (both delivered: $ran)" test $ran = yes
+	log "input and transit, 30 Mbit/s each: input $rx_in bit/s, transit $rx_tr bit/s received in the 4 s both ran (IP bytes); $(nsamples) samples (complete: $smp_ok): pool_used max $mix_used, pool_input max $mix_input; ibl_dropped +$(($(st o1 ibl_dropped) - ibl0)), pool_dropped $(st o1 pool_dropped)"
+	check "input_and_transit_started (both flows reached their receivers: $started)" test $started = yes
+	check "input_and_transit_senders_ok (iperf3 exit 0: $ok)" test $ok = yes
+	check "input_and_transit_measured_in_flows ($in_flows)" test $in_flows = yes
+	check "input_and_transit_flowed (received $rx_in, $rx_tr bit/s)" eval 'fcmp "$rx_in" ">" 0 && fcmp "$rx_tr" ">" 0'
 	check "input_and_transit_sampled ($(nsamples) samples, complete: $smp_ok)" test "$smp_ok" = yes -a "$(nsamples)" -gt 0
 	limited_passes() {
 		fcmp "$rx_in" '>' 100000 && fcmp "$rx_tr" '>=' "$(awk -v i="$rx_in" 'BEGIN { print 2 * i }')"
@@ -209,16 +255,19 @@ input_and_transit() {
 # transit to both egresses: one pool of N_T for the two queues; counts
 # back to zero once the queues drain
 two_egresses() {
-	local sh_used q1 q2 others ran=no smp_ok
+	local sh_used q1 q2 others ok=no r1 r2
 	pool_qdiscs || return 1
-	udp_pair 4 3 "$B" 10.11.0.2 5202 "$B" 10.12.0.2 5203 && ran=yes
+	udp_pair 3 "$B" 10.11.0.2 5202 "$B" 10.12.0.2 5203 && ok=yes
+	r1=$rx1 r2=$rx2
 	sh_used=$(col_max 4)
 	q1=$(col_max 2)
 	q2=$(col_max 3)
 	# samples where o1's pool count exceeds o1's own queue by >= 3: o2's packets
 	others=$(awk '!/^#/ && $4 >= $2 + 3 && $3 >= 3 { n++ } END { print n + 0 }' "$TMP_DIR/ps")
-	log "two egresses, transit 30 Mbit/s each: $(rx 5202) and $(rx 5203) bit/s; queue max o1 $q1 o2 $q2; pool_used max $sh_used; samples with both queues in the pool $others of $(nsamples) (complete: $smp_ok); pool_dropped o1 $(st o1 pool_dropped) o2 $(st o2 pool_dropped)"
-	check "two_egresses_flowed (both delivered: $ran)" test $ran = yes
+	log "two egresses, transit 30 Mbit/s each: $r1 and $r2 bit/s received in the 3 s both ran (IP bytes); queue max o1 $q1 o2 $q2; pool_used max $sh_used; samples with both queues in the pool $others of $(nsamples) (complete: $smp_ok); pool_dropped o1 $(st o1 pool_dropped) o2 $(st o2 pool_dropped)"
+	check "two_egresses_started (both flows reached their receivers: $started)" test $started = yes
+	check "two_egresses_senders_ok (iperf3 exit 0: $ok)" test $ok = yes
+	check "two_egresses_measured_in_flows ($in_flows)" test $in_flows = yes
 	check "two_egresses_sampled ($(nsamples) samples, complete: $smp_ok)" test "$smp_ok" = yes -a "$(nsamples)" -gt 0
 	check "pool_bounded_for_two_egresses ($sh_used <= $NT)" fcmp "$sh_used" '<=' $NT
 	# (both queues in the pool at once, and the pool full, need both
@@ -226,8 +275,7 @@ two_egresses() {
 	perf_check "pool_shared_by_two_egresses ($others samples)" test "$others" -ge 5
 	# (each qdisc's own limit is 1000: only the pool refuses)
 	perf_check "both_egresses_refused_by_pool" eval 'fcmp "$(st o1 pool_dropped)" ">" 0 && fcmp "$(st o2 pool_dropped)" ">" 0'
-	both_served() { fcmp "$(rx 5202)" '>=' 1000000 && fcmp "$(rx 5203)" '>=' 1000000; }
-	check "both_egresses_served" both_served
+	check "both_egresses_served ($r1, $r2 >= 1000000 bit/s)" eval 'fcmp "$r1" ">=" 1000000 && fcmp "$r2" ">=" 1000000'
 
 	# 14: counts back to zero once the queues drain
 	busywait 5000 pool_empty
@@ -405,6 +453,14 @@ setup_prepare() {
 	ip -n "$B" route add default via 10.2.0.254
 	ip -n "$S1" route add default via 10.11.0.1
 	ip -n "$S2" route add default via 10.12.0.1
+	# byte counters of the flows udp_pair measures, at their receivers
+	tc -n "$S1" qdisc add dev eth0 clsact && tc -n "$S2" qdisc add dev eth0 clsact || return 1
+	for p in 5202 5204 5205; do
+		tc -n "$S1" filter add dev eth0 ingress pref $p protocol ip \
+			flower ip_proto udp dst_port $p action pass || return 1
+	done
+	tc -n "$S2" filter add dev eth0 ingress pref 5203 protocol ip \
+		flower ip_proto udp dst_port 5203 action pass || return 1
 	iperf3_servers "$S1" 5201 5202 5204 5205 5207 5208 &&
 	iperf3_servers "$S2" 5203 5209
 }

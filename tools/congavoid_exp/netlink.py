@@ -12,6 +12,7 @@ import struct
 NETLINK_SOCK_DIAG = 4
 SOCK_DIAG_BY_FAMILY = 20
 RTM_GETQDISC = 38
+RTM_GETTFILTER = 46
 NLM_F_REQUEST = 0x1
 NLM_F_DUMP = 0x300
 TC_H_ROOT = 0xFFFFFFFF  # a qdisc's parent when it is the root
@@ -26,7 +27,11 @@ INET_DIAG_DCTCPINFO = 9
 TCP_ESTABLISHED = 1
 
 TCA_KIND = 1
+TCA_OPTIONS = 2
 TCA_XSTATS = 4
+TCA_FLOWER_ACT = 3
+TCA_ACT_STATS = 4
+TC_H_INGRESS_PARENT = 0xFFFFFFF2  # clsact's ingress hook
 TCA_STATS2 = 7
 TCA_STATS_BASIC = 1
 TCA_STATS_QUEUE = 3
@@ -194,4 +199,33 @@ def qdiscs(sock, ifindex, seq=1, raw_xstats=False):
                 struct.calcsize(m[0]):
             q["marks"] = struct.unpack_from(m[0], xstats, m[1])[0]
         out.append(q)
+    return out
+
+
+def filter_bytes(sock, ifindex, seq=1):
+    """Bytes counted by the first action of each flower filter at the
+    clsact ingress of one interface: {pref: bytes}.  A filter shows up
+    as a head without options, then an entry per handle; the entries of
+    one pref are summed."""
+    req = struct.pack("BxxxiIII", socket.AF_UNSPEC, ifindex, 0,
+                      TC_H_INGRESS_PARENT, 0)
+    out = {}
+    for msg in _dump(sock, RTM_GETTFILTER, req, seq):
+        info = struct.unpack_from("BxxxiIII", msg)[4]
+        pref = info >> 16
+        for atype, val in _attrs(msg, 20, len(msg)):
+            if atype != TCA_OPTIONS:
+                continue
+            for ftype, fval in _attrs(val, 0, len(val)):
+                if ftype != TCA_FLOWER_ACT:
+                    continue
+                for _, act in _attrs(fval, 0, len(fval)):
+                    for t, st in _attrs(act, 0, len(act)):
+                        if t != TCA_ACT_STATS:
+                            continue
+                        for bt, bv in _attrs(st, 0, len(st)):
+                            if bt == TCA_STATS_BASIC and len(bv) >= 12:
+                                out[pref] = out.get(pref, 0) + \
+                                    struct.unpack_from("Q", bv)[0]
+                    break  # the first action only
     return out
