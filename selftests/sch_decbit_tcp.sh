@@ -15,7 +15,8 @@
 # utilisation the link never idles, so the cycle average stays >= 1 and
 # every packet is marked; DCTCP then cuts by up to half every RTT.  It ends
 # near half utilisation at C = 1 (docs/testing.md has the figures), which
-# is logged, with only a floor (0.20) asserted against stalls.  The >= 90 % target
+# is logged, with a floor (0.45, just below 20 runs' 0.474-0.514)
+# asserted against stalls.  The >= 90 % target
 # belongs to the paper's own source (tcp_decbit).
 #
 # s1, s2 - r1 =[rb0: decbit rate 10mbit]=> r2 =[r2d0: netem 20ms]=> d
@@ -77,11 +78,13 @@ flows_ran() {
 # the 18 measurements logged by 2026-11-27: it was "at most 3", for a
 # tail-loss probe or two while the guest stalls), queue <= 3, and the
 # utilisation floors above.
-# The issue's 90 % at C = 2 is asserted on a guest with a CPU to spare;
-# make check's side-by-side guests have one vCPU each (docs/testing.md).
+# The issue's 90 % at C = 2 is the bound on every guest: make check's
+# one-vCPU guests side by side measured 0.912-0.959 in 20 runs
+# (docs/testing.md).  At C = 1 a floor just below the same runs'
+# 0.807-0.867 on one vCPU (0.80 with a CPU to spare).
 decbit_source() {
 	local floor1=0.80 floor2=0.90 fb0 c floor
-	[ "$(nproc)" -ge 2 ] || floor1=0.65 floor2=0.80
+	[ "$(nproc)" -ge 2 ] || floor1=0.78
 	log "$(nproc) vCPU: utilisation floors $floor1 at C = 1, $floor2 at C = 2"
 	fb0=$(decbit_fallbacks)
 	for c in 1 2; do
@@ -105,7 +108,7 @@ dctcp_source() {
 	check "dctcp_threshold_1_no_drops" fcmp "$drops" '==' 0
 	check "dctcp_threshold_1_ecn_marks_seen" fcmp "$marked" '>' 100
 	perf_check "dctcp_threshold_1_mean_queue_le_3" fcmp "$qmean" '<=' 3
-	perf_check "dctcp_threshold_1_no_stall (util $util >= 0.20)" fcmp "$util" '>=' 0.20
+	perf_check "dctcp_threshold_1_no_stall (util $util >= 0.45)" fcmp "$util" '>=' 0.45
 }
 
 # The same CC on both ends: a listener takes the namespace's default when
