@@ -16,6 +16,13 @@ from .test_report import _results
 BENCH = Path(__file__).resolve().parents[3] / "selftests" / "bench"
 
 
+def lint_docs():
+    """tools/lint-docs as a module."""
+    from importlib.machinery import SourceFileLoader
+    path = Path(__file__).resolve().parents[2] / "lint-docs"
+    return SourceFileLoader("lint_docs", str(path)).load_module()
+
+
 class Pages(unittest.TestCase):
     def test_kernel_short(self):
         self.assertEqual(pages.kernel_short("6.12.117+deb12-amd64"), "6.12")
@@ -127,6 +134,10 @@ class Pages(unittest.TestCase):
             self.assertIn("](t-6.12.tar.xz) (", text)
             self.assertIn("Left out: the packet traces of `--trace` "
                           "(`trace.txt`, 5 KiB", text)
+            # tools/lint-docs --results finds nothing missing from the
+            # page but the third repetition
+            self.assertEqual(lint_docs().incomplete(p),
+                             ["3 repetitions (found 2)"])
 
 
     def test_publish_needs_three_repetitions(self):
@@ -185,6 +196,15 @@ class Benchstat(unittest.TestCase):
             self.assertIn("](x-6.12.png)", md)
             self.assertEqual((Path(t) / "pages" / "x-6.12.png")
                              .read_bytes()[:4], b"\x89PNG")
+            # a benchmark page of these parts passes tools/lint-docs
+            # --results (its caption says why no throughput-delay plot);
+            # one without them lacks each
+            pg = Path(t) / "pages" / "x-6.12.md"
+            pg.write_text("# x\n\n- tools: iperf3 3.12\n\n3 rounds.\n\n"
+                          f"{md}\n\nRaw data: {link}.\n")
+            self.assertEqual(lint_docs().incomplete(pg), [])
+            pg.write_text("# x\n\n1 rounds.\n\n![a](gone.png)\n\n*a*\n")
+            self.assertEqual(len(lint_docs().incomplete(pg)), 4)
             raw.write_text("{}")       # no figures: no plot, said so
             self.assertTrue(bs.plot_beside(raw, "y-6.12", Path(t))
                             .startswith("No plot: "))
