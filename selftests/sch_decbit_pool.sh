@@ -162,7 +162,7 @@ window_bps() {
 # datagram that it never sends again: when one flow's UDP fills the pool
 # first, the other's start is refused (the hogging Lam & Lien's limits
 # are about) and that flow never runs.  So the first flow starts alone;
-# once its receiver gets its UDP (at most 3 s) its sender is stopped
+# once its receiver gets its UDP (at most 8 s) its sender is stopped
 # (SIGSTOP) until the second flow's UDP reaches its receiver too, its
 # start having found the pool empty.  Then the SECS of measurement.  The
 # sampler reads the pool and each flow's IP bytes at its receiver (a
@@ -174,20 +174,20 @@ window_bps() {
 # (bit/s received in the SECS, "null" if not measured) and ibl_at_start
 # (o1's ibl_dropped once both ran); false unless both senders exited 0.
 udp_pair() {
-	local u1 u2 p1 ts ta tb w0 w1 one=no dur=$(($1 + 10))
+	local u1 u2 p1 ts ta tb w0 w1 one=no dur=$(($1 + 12))
 	started=no in_flows=no smp_ok=no rx1=null rx2=null
 	busywait 5000 pool_empty
 	sample $((dur + 1)) "$(rx_ns "$3"):eth0:$4,$(rx_ns "$6"):eth0:$7"
 	ts=$(now_ns)
 	udp "$2" "$3" "$4" 30M $dur &
 	u1=$!
-	busywait 3000 grew 6 && one=yes
+	busywait 8000 grew 6 && one=yes
 	ta=$(now_ns)
 	p1=$(pgrep -P $u1 -x iperf3) && kill -STOP "$p1"
 	busywait 2000 drained
 	udp "$5" "$6" "$7" 30M $dur &
 	u2=$!
-	busywait 3000 grew 7 && started=$one
+	busywait 8000 grew 7 && started=$one
 	tb=$(now_ns)
 	[ -z "$p1" ] || kill -CONT "$p1"
 	w0=$(now_ns)
