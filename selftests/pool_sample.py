@@ -6,12 +6,14 @@ their shared buffer pool, over netlink.
   pool_sample.py [--count NS:DEV:PREF,...] NS SECONDS INTERVAL_MS DEV...
 Prints "# ready" once the socket is open and "# t0 <ns>" (CLOCK_REALTIME,
 as date +%s%N, at ms 0), then one line per sample: "<ms since start>
-<qlen of each DEV>... <pool_used> <pool_input> <bytes of each count>...",
-the pool's counts as the first DEV's qdisc reports them (struct
-tc_decbit_xstats), a count the bytes of the flower filter at pref PREF
-on DEV's clsact ingress in namespace NS (its first action's counter);
--1 for a figure missing.  Exits 1 if it took no sample or a figure was
-missing from one (a sample file to read bounds from must be complete).
+<qlen of each DEV>... <pool_used> <pool_input> <ibl_dropped>
+<pool_dropped of each DEV>...", the pool's counts and ibl_dropped as the
+first DEV's qdisc reports them (struct tc_decbit_xstats); with --count
+also "<ms> <bytes of each count>...": when the counts were read, and the
+bytes of the flower filter at pref PREF on DEV's clsact ingress in
+namespace NS (its first action's counter).  -1 for a figure missing.
+Exits 1 if it took no sample or a figure was missing from one (a sample
+file to read bounds from must be complete).
 """
 import os
 import sys
@@ -34,12 +36,18 @@ def main():
     n = missing = seq = 0
     for ms, qs in roots(ns, devs, secs, ivl, raw_xstats=True):
         if not n:
-            print(f"# t0 {time.time_ns() - int(ms * 1e6)}", flush=True)
-        x = netlink.decbit_xstats(qs[0].get("xstats")) or {}
-        figs = [q.get("qlen", -1) for q in qs] + [x.get("pool_used", -1), x.get("pool_input", -1)]
-        for sock, idx, pref in counts:
-            seq += 1
-            figs.append(netlink.filter_bytes(sock, idx, seq).get(pref, -1))
+            t0 = time.time_ns() - int(ms * 1e6)
+            print(f"# t0 {t0}", flush=True)
+        xs = [netlink.decbit_xstats(q.get("xstats")) or {} for q in qs]
+        figs = [q.get("qlen", -1) for q in qs] + \
+            [xs[0].get(k, -1) for k in ("pool_used", "pool_input", "ibl_dropped")] + \
+            [x.get("pool_dropped", -1) for x in xs]
+        if counts:
+            got, before = [], time.time_ns()
+            for sock, idx, pref in counts:
+                seq += 1
+                got.append(netlink.filter_bytes(sock, idx, seq).get(pref, -1))
+            figs += [round(((before + time.time_ns()) / 2 - t0) / 1e6)] + got
         print(f"{ms:.0f} " + " ".join(str(f) for f in figs), flush=True)
         n += 1
         missing += -1 in figs

@@ -115,10 +115,11 @@ udp_ok() {
 	done
 }
 # sample SECONDS [COUNTS]: o1's and o2's queues and the pool, every 20
-# ms, into $TMP_DIR/ps ("ms qlen_o1 qlen_o2 pool_used pool_input", then
-# the bytes of each of COUNTS, NS:DEV:PREF,...: a flower counter at the
-# receiver); sampled() waits for it: true if it exited 0 (every sample
-# complete)
+# ms, into $TMP_DIR/ps: "ms qlen_o1 qlen_o2 pool_used pool_input
+# ibl_dropped_o1 pool_dropped_o1 pool_dropped_o2", then with COUNTS
+# (NS:DEV:PREF,...: flower counters at the receivers) "ms bytes...", when
+# and what they read (pool_sample.py); sampled() waits for it: true if it
+# exited 0 (every sample complete)
 sample() {
 	rm -f "$TMP_DIR/ps"
 	"$SELFTESTS_DIR/pool_sample.py" ${2:+--count "$2"} "$R" "$1" 20 o1 o2 >"$TMP_DIR/ps" &
@@ -126,80 +127,108 @@ sample() {
 	busywait 20000 test -s "$TMP_DIR/ps"
 }
 sampled() { wait $smp; }
-# col_max COLUMN: the largest figure of a column of the samples; "null"
-# if there is no sample or a figure is not a count (-1: missing)
+# col_max COLUMN [FILE]: the largest figure of a column of the samples
+# (default $TMP_DIR/ps); "null" if there is no sample or a figure is not
+# a count (-1: missing)
 col_max() {
 	awk -v c="$1" '!/^#/ { n++; if ($c !~ /^[0-9]+$/) bad = 1; else if ($c + 0 > m) m = $c + 0 }
-		END { if (n && !bad) print m + 0; else print "null" }' "$TMP_DIR/ps" 2>/dev/null || echo null
+		END { if (n && !bad) print m + 0; else print "null" }' "${2:-$TMP_DIR/ps}" 2>/dev/null || echo null
 }
-nsamples() { grep -vc '^#' "$TMP_DIR/ps"; }
+# col_grew COLUMN FILE: how much a count grew from the first sample of FILE
+# to its last; "null" without two samples
+col_grew() {
+	awk -v c="$1" '!/^#/ { if ($c !~ /^[0-9]+$/) bad = 1; if (!n++) f = $c; v = $c }
+		END { print (n >= 2 && !bad) ? v - f : "null" }' "$2" 2>/dev/null || echo null
+}
+nsamples() { grep -vc '^#' "${1:-$TMP_DIR/ps}"; }
 pool_empty() { [ "$(st o1 pool_used)" = 0 ] && [ "$(st o1 pool_input)" = 0 ] && [ "$(st o2 pool_used)" = 0 ]; }
-# now_ns: the time as date +%s%N gives it, without starting a process
-now_ns() { echo "${EPOCHREALTIME/./}000"; }
-# rx_ns DST: the receiver's namespace
+# stamp VAR: the time as date +%s%N gives it, into VAR, without a process
+# (under TCG, with the guest's CPU flooded, each one takes a second)
+stamp() { printf -v "$1" '%s000' "${EPOCHREALTIME//[!0-9]/}"; }
+# rx_ns DST: the receiver's namespace; in_dev NS: where a sender's
+# packets come into r
 rx_ns() { case $1 in 10.11.0.2) echo "$S1" ;; 10.12.0.2) echo "$S2" ;; esac; }
-# grew COLUMN: a count of the samples grew since the first sample
+in_dev() { if [ "$1" = "$A" ]; then echo hin; else echo htr; fi; }
+# grew COLUMN BYTES: a count of the samples grew by at least BYTES since
+# the first sample
 grew() {
-	awk -v c="$1" '!/^#/ { if (f == "") f = $c; v = $c }
-		END { exit !(f ~ /^[0-9]+$/ && v ~ /^[0-9]+$/ && v + 0 > f + 0) }' "$TMP_DIR/ps"
+	awk -v c="$1" -v d="$2" '!/^#/ { if (f == "") f = $c; v = $c }
+		END { exit !(f ~ /^[0-9]+$/ && v ~ /^[0-9]+$/ && v - f >= d) }' "$TMP_DIR/ps"
 }
-# drained: the latest sample has no buffer of the pool in use
-drained() { awk '!/^#/ { v = $4 } END { exit !(v == "0") }' "$TMP_DIR/ps"; }
-# window_bps COLUMN FROM TO: the bit/s of a count of the samples between
-# two instants (date +%s%N), from the first and last sample inside them;
-# "null" without two such samples
+# drained SINCE: the latest sample, taken after SINCE (date +%s%N), has
+# no buffer of the pool in use
+drained() {
+	awk -v a="$1" '/^# t0 / { t0 = $3 } !/^#/ { t = t0 + $1 * 1e6; v = $4 }
+		END { exit !(t0 != "" && t >= a && v == "0") }' "$TMP_DIR/ps"
+}
+# window FROM TO: the samples taken between two instants (date +%s%N),
+# into $TMP_DIR/pw (the t0 line kept)
+window() {
+	awk -v a="$1" -v b="$2" '/^# t0 / { t0 = $3; print; next } /^#/ { next }
+		{ t = t0 + $1 * 1e6; if (t0 != "" && t >= a && t <= b) print }' "$TMP_DIR/ps" >"$TMP_DIR/pw"
+}
+# window_bps COLUMN FROM TO: the UDP payload rate of a count of the
+# samples (IP bytes, each datagram 1400 of 1428) between two instants,
+# from the first and last reading inside them (column 9 says when the
+# counts were read); "null" unless readings came within 0.5 s of each end
 window_bps() {
 	awk -v c="$1" -v a="$2" -v b="$3" '/^# t0 / { t0 = $3 }
-		!/^#/ { t = t0 + $1 * 1e6
+		!/^#/ { t = t0 + $9 * 1e6
 			if (t0 != "" && t >= a && t <= b && $c ~ /^[0-9]+$/) {
 				if (!n++) { t1 = t; v1 = $c }
 				t2 = t; v2 = $c } }
-		END { print (n >= 2 && t2 > t1) ? (v2 - v1) * 8e9 / (t2 - t1) : "null" }' "$TMP_DIR/ps"
+		END { ok = n >= 2 && t1 - a <= 5e8 && b - t2 <= 5e8 && t2 > t1
+			print ok ? (v2 - v1) * 8e9 / (t2 - t1) * 1400 / 1428 : "null" }' "$TMP_DIR/ps"
 }
+# hold NS PORT / release NS: drop PORT's UDP from NS where it comes into
+# r, before any qdisc (clsact ingress, pref 1)
+hold() { rt filter add dev "$(in_dev "$1")" ingress pref 1 protocol ip flower ip_proto udp dst_port "$2" action drop; }
+release() { rt filter del dev "$(in_dev "$1")" ingress pref 1; }
 
 # udp_pair SECS NS1 DST1 PORT1 NS2 DST2 PORT2: two 30 Mbit/s UDP flows,
 # measured over SECS once both run.  iperf3 starts a UDP test with one
 # datagram that it never sends again: when one flow's UDP fills the pool
 # first, the other's start is refused (the hogging Lam & Lien's limits
 # are about) and that flow never runs.  So the first flow starts alone;
-# once its receiver gets its UDP (at most 8 s) its sender is stopped
-# (SIGSTOP) until the second flow's UDP reaches its receiver too, its
-# start having found the pool empty.  Then the SECS of measurement.  The
-# sampler reads the pool and each flow's IP bytes at its receiver (a
-# flower counter) throughout, from one process; the shell stamps the
-# window with bash's own clock and signals with its own kill: under TCG,
-# with the guest's CPU flooded, each process started takes a second.
-# Sets started (both flows reached their receivers), in_flows (the SECS
-# ended before the flows did), smp_ok (the sampler exited 0), rx1 and rx2
-# (bit/s received in the SECS, "null" if not measured) and ibl_at_start
-# (o1's ibl_dropped once both ran); false unless both senders exited 0.
+# once its receiver gets ten of its datagrams (at most 8 s), r drops its
+# UDP on arrival (hold) until the pool has drained and the second flow's
+# ten datagrams reached their receiver too (at most 8 s).  The first
+# sender keeps its pace all along (a stopped iperf3 would catch up at
+# full speed).  Then SECS of both, measured from the samples taken
+# between w0 and w1 ($TMP_DIR/pw): the sampler reads the pool, the
+# qdiscs' drop counters and each flow's bytes at its receiver (a flower
+# counter), all from one process.  Sets started (both reached their
+# receivers, the first was held and released), in_flows (the SECS ended
+# before the flows did), smp_ok (the sampler exited 0), rx1 and rx2
+# (bit/s of payload received in the SECS, "null" if not measured); false
+# unless both senders exited 0.
 udp_pair() {
-	local u1 u2 p1 ts ta tb w0 w1 one=no dur=$(($1 + 12))
+	local u1 u2 ts ta tb w0 w1 one=no held=no dur=$(($1 + 12)) ten=$((10 * 1428))
 	started=no in_flows=no smp_ok=no rx1=null rx2=null
 	busywait 5000 pool_empty
 	sample $((dur + 1)) "$(rx_ns "$3"):eth0:$4,$(rx_ns "$6"):eth0:$7"
-	ts=$(now_ns)
+	stamp ts
 	udp "$2" "$3" "$4" 30M $dur &
 	u1=$!
-	busywait 8000 grew 6 && one=yes
-	ta=$(now_ns)
-	p1=$(pgrep -P $u1 -x iperf3) && kill -STOP "$p1"
-	busywait 2000 drained
+	busywait 8000 grew 10 $ten && one=yes
+	hold "$2" "$4" && held=yes
+	stamp ta
+	busywait 3000 drained "$ta" || log "the pool did not drain while the first flow was held"
 	udp "$5" "$6" "$7" 30M $dur &
 	u2=$!
-	busywait 8000 grew 7 && started=$one
-	tb=$(now_ns)
-	[ -z "$p1" ] || kill -CONT "$p1"
-	w0=$(now_ns)
-	log "flows of $dur s: the first at its receiver after $(((ta - ts) / 1000000)) ms, the second after $(((tb - ts) / 1000000)) ms, both running at $(((w0 - ts) / 1000000)) ms"
+	busywait 8000 grew 11 $ten && [ $held = yes ] && started=$one
+	stamp tb
+	release "$2" || started=no
+	stamp w0
 	w1=$((w0 + $1 * 1000000000))
-	ibl_at_start=$(st o1 ibl_dropped)
+	log "flows of $dur s: the first at its receiver after $(((ta - ts) / 1000000)) ms (held: $held), the second after $(((tb - ts) / 1000000)) ms, both running at $(((w0 - ts) / 1000000)) ms"
 	wait $u1 $u2
 	sampled && smp_ok=yes
 	# (the first flow's last packets leave iperf3 dur s after it started)
 	[ $w1 -lt $((ts + (dur * 1000 - 500) * 1000000)) ] && in_flows=yes
-	rx1=$(window_bps 6 $w0 $w1)
-	rx2=$(window_bps 7 $w0 $w1)
+	window $w0 $w1
+	rx1=$(window_bps 10 $w0 $w1)
+	rx2=$(window_bps 11 $w0 $w1)
 	udp_ok "$4" "$7"
 }
 
@@ -228,53 +257,61 @@ input_alone() {
 # input and transit into the same egress: transit takes the buffers input
 # may not (N_T - N_I = 15 against 5), and the link in that ratio
 input_and_transit() {
-	local ibl0 rx_in rx_tr mix_used mix_input ok=no
+	local rx_in rx_tr mix_used mix_input win_used win_ibl ok=no pw=$TMP_DIR/pw
 	pool_qdiscs || return 1
 	udp_pair 4 "$A" 10.11.0.2 5204 "$B" 10.11.0.2 5205 && ok=yes
-	ibl0=$ibl_at_start rx_in=$rx1 rx_tr=$rx2
+	rx_in=$rx1 rx_tr=$rx2
 	mix_used=$(col_max 4)
 	mix_input=$(col_max 5)
-	log "input and transit, 30 Mbit/s each: input $rx_in bit/s, transit $rx_tr bit/s received in the 4 s both ran (IP bytes); $(nsamples) samples (complete: $smp_ok): pool_used max $mix_used, pool_input max $mix_input; ibl_dropped +$(($(st o1 ibl_dropped) - ibl0)), pool_dropped $(st o1 pool_dropped)"
+	win_used=$(col_max 4 "$pw")
+	win_ibl=$(col_grew 6 "$pw")
+	log "input and transit, 30 Mbit/s each, in the 4 s both ran: input $rx_in bit/s, transit $rx_tr bit/s of payload received; $(nsamples "$pw") samples: pool_used max $win_used, ibl_dropped +$win_ibl, pool_dropped +$(col_grew 7 "$pw"); over all $(nsamples) samples (complete: $smp_ok): pool_used max $mix_used, pool_input max $mix_input"
 	check "input_and_transit_started (both flows reached their receivers: $started)" test $started = yes
 	check "input_and_transit_senders_ok (iperf3 exit 0: $ok)" test $ok = yes
 	check "input_and_transit_measured_in_flows ($in_flows)" test $in_flows = yes
 	check "input_and_transit_flowed (received $rx_in, $rx_tr bit/s)" eval 'fcmp "$rx_in" ">" 0 && fcmp "$rx_tr" ">" 0'
-	check "input_and_transit_sampled ($(nsamples) samples, complete: $smp_ok)" test "$smp_ok" = yes -a "$(nsamples)" -gt 0
+	check "input_and_transit_sampled ($(nsamples) samples, complete: $smp_ok; $(nsamples "$pw") while both ran)" \
+		test "$smp_ok" = yes -a "$(nsamples "$pw")" -ge 20
 	limited_passes() {
 		fcmp "$rx_in" '>' 100000 && fcmp "$rx_tr" '>=' "$(awk -v i="$rx_in" 'BEGIN { print 2 * i }')"
 	}
 	# (the shares show only under overload: 60 Mbit/s into 10)
 	perf_check "input_limited_transit_passes (transit $rx_tr >= 2 x input $rx_in > 0)" limited_passes
+	# (at any time, in every sample; filled and refused while both ran)
 	check "pool_bounds_held (used $mix_used <= $NT, input $mix_input <= $NI)" \
 		eval 'fcmp "$mix_used" "<=" $NT && fcmp "$mix_input" "<=" $NI'
-	perf_check "pool_filled_and_ibl_refused (used $mix_used >= $((NT - 2)))" \
-		eval 'fcmp "$mix_used" ">=" $((NT - 2)) && fcmp "$(st o1 ibl_dropped)" ">" "$ibl0"'
+	perf_check "pool_filled_and_ibl_refused (used $win_used >= $((NT - 2)), ibl_dropped +$win_ibl)" \
+		eval 'fcmp "$win_used" ">=" $((NT - 2)) && fcmp "$win_ibl" ">" 0'
 	log "received in all: $(awk -v a="$rx_in" -v b="$rx_tr" -v c=$C 'BEGIN { printf "%.3f", (a + b) / c }') of one egress"
 }
 
 # transit to both egresses: one pool of N_T for the two queues; counts
 # back to zero once the queues drain
 two_egresses() {
-	local sh_used q1 q2 others ok=no r1 r2
+	local sh_used q1 q2 others ok=no r1 r2 d1 d2 pw=$TMP_DIR/pw
 	pool_qdiscs || return 1
-	udp_pair 3 "$B" 10.11.0.2 5202 "$B" 10.12.0.2 5203 && ok=yes
+	udp_pair 4 "$B" 10.11.0.2 5202 "$B" 10.12.0.2 5203 && ok=yes
 	r1=$rx1 r2=$rx2
 	sh_used=$(col_max 4)
-	q1=$(col_max 2)
-	q2=$(col_max 3)
-	# samples where o1's pool count exceeds o1's own queue by >= 3: o2's packets
-	others=$(awk '!/^#/ && $4 >= $2 + 3 && $3 >= 3 { n++ } END { print n + 0 }' "$TMP_DIR/ps")
-	log "two egresses, transit 30 Mbit/s each: $r1 and $r2 bit/s received in the 3 s both ran (IP bytes); queue max o1 $q1 o2 $q2; pool_used max $sh_used; samples with both queues in the pool $others of $(nsamples) (complete: $smp_ok); pool_dropped o1 $(st o1 pool_dropped) o2 $(st o2 pool_dropped)"
+	q1=$(col_max 2 "$pw")
+	q2=$(col_max 3 "$pw")
+	d1=$(col_grew 7 "$pw")
+	d2=$(col_grew 8 "$pw")
+	# samples while both ran where o1's pool count exceeds o1's own queue
+	# by >= 3, with o2 holding >= 3: o2's packets are in o1's pool
+	others=$(awk '!/^#/ && $4 >= $2 + 3 && $3 >= 3 { n++ } END { print n + 0 }' "$pw")
+	log "two egresses, transit 30 Mbit/s each, in the 4 s both ran: $r1 and $r2 bit/s of payload received; queue max o1 $q1 o2 $q2; samples with both queues in the pool $others of $(nsamples "$pw"); pool_dropped o1 +$d1 o2 +$d2; over all $(nsamples) samples (complete: $smp_ok): pool_used max $sh_used"
 	check "two_egresses_started (both flows reached their receivers: $started)" test $started = yes
 	check "two_egresses_senders_ok (iperf3 exit 0: $ok)" test $ok = yes
 	check "two_egresses_measured_in_flows ($in_flows)" test $in_flows = yes
-	check "two_egresses_sampled ($(nsamples) samples, complete: $smp_ok)" test "$smp_ok" = yes -a "$(nsamples)" -gt 0
+	check "two_egresses_sampled ($(nsamples) samples, complete: $smp_ok; $(nsamples "$pw") while both ran)" \
+		test "$smp_ok" = yes -a "$(nsamples "$pw")" -ge 20
 	check "pool_bounded_for_two_egresses ($sh_used <= $NT)" fcmp "$sh_used" '<=' $NT
 	# (both queues in the pool at once, and the pool full, need both
 	# egresses overloaded: a guest too slow to send 60 Mbit/s sees neither)
 	perf_check "pool_shared_by_two_egresses ($others samples)" test "$others" -ge 5
 	# (each qdisc's own limit is 1000: only the pool refuses)
-	perf_check "both_egresses_refused_by_pool" eval 'fcmp "$(st o1 pool_dropped)" ">" 0 && fcmp "$(st o2 pool_dropped)" ">" 0'
+	perf_check "both_egresses_refused_by_pool (+$d1, +$d2)" eval 'fcmp "$d1" ">" 0 && fcmp "$d2" ">" 0'
 	check "both_egresses_served ($r1, $r2 >= 1000000 bit/s)" eval 'fcmp "$r1" ">=" 1000000 && fcmp "$r2" ">=" 1000000'
 
 	# 14: counts back to zero once the queues drain
@@ -453,8 +490,10 @@ setup_prepare() {
 	ip -n "$B" route add default via 10.2.0.254
 	ip -n "$S1" route add default via 10.11.0.1
 	ip -n "$S2" route add default via 10.12.0.1
-	# byte counters of the flows udp_pair measures, at their receivers
-	tc -n "$S1" qdisc add dev eth0 clsact && tc -n "$S2" qdisc add dev eth0 clsact || return 1
+	# byte counters of the flows udp_pair measures, at their receivers;
+	# r's hooks to hold a flow on arrival
+	tc -n "$S1" qdisc add dev eth0 clsact && tc -n "$S2" qdisc add dev eth0 clsact &&
+		rt qdisc add dev hin clsact && rt qdisc add dev htr clsact || return 1
 	for p in 5202 5204 5205; do
 		tc -n "$S1" filter add dev eth0 ingress pref $p protocol ip \
 			flower ip_proto udp dst_port $p action pass || return 1

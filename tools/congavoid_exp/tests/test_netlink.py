@@ -45,9 +45,11 @@ def flower(pref, handle, bytes_, with_options=True):
 
 class FilterBytes(unittest.TestCase):
     def test_counts_by_pref(self):
+        # (two handles of one pref are summed; a head has no options)
         sock = FakeSock([flower(5202, 0, 0, with_options=False), flower(5202, 1, 123456),
-                         flower(5204, 1, 777), nlmsg(netlink.NLMSG_DONE, 5, b"\0" * 4)])
-        self.assertEqual(netlink.filter_bytes(sock, 7, seq=5), {5202: 123456, 5204: 777})
+                         flower(5202, 2, 1000), flower(5204, 1, 777),
+                         nlmsg(netlink.NLMSG_DONE, 5, b"\0" * 4)])
+        self.assertEqual(netlink.filter_bytes(sock, 7, seq=5), {5202: 124456, 5204: 777})
         # the request asks for the clsact ingress of interface 7
         _, mtype, flags, seq, _ = struct.unpack_from("IHHII", sock.sent[0])
         self.assertEqual((mtype, seq), (netlink.RTM_GETTFILTER, 5))

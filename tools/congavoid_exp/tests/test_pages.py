@@ -203,8 +203,18 @@ class Benchstat(unittest.TestCase):
             pg.write_text("# x\n\n- tools: iperf3 3.12\n\n3 rounds.\n\n"
                           f"{md}\n\nRaw data: {link}.\n")
             self.assertEqual(lint_docs().incomplete(pg), [])
-            pg.write_text("# x\n\n1 rounds.\n\n![a](gone.png)\n\n*a*\n")
-            self.assertEqual(len(lint_docs().incomplete(pg)), 4)
+            pg.write_text("# x\n\n10 rounds in the paper; 2 rounds here.\n\n"
+                          "![a](gone.png)\n\n*a*\n")
+            self.assertEqual(lint_docs().incomplete(pg), [
+                "tools' versions", "raw data beside it",
+                "3 repetitions (found 2)",
+                "a throughput-delay picture (or a caption saying why none)"])
+            # the mutation page is a list of verdicts: no repetitions
+            # nor picture asked of it
+            mu = Path(t) / "pages" / "mutation.md"
+            mu.write_text("# m\n\n- tools: qemu 7.2\n\n"
+                          f"Raw data: {link}.\n")
+            self.assertEqual(lint_docs().incomplete(mu), [])
             raw.write_text("{}")       # no figures: no plot, said so
             self.assertTrue(bs.plot_beside(raw, "y-6.12", Path(t))
                             .startswith("No plot: "))
