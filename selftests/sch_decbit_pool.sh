@@ -273,10 +273,12 @@ input_and_transit() {
 	check "input_and_transit_sampled ($(nsamples) samples, complete: $smp_ok; $(nsamples "$pw") while both ran)" \
 		test "$smp_ok" = yes -a "$(nsamples "$pw")" -ge 20
 	limited_passes() {
-		fcmp "$rx_in" '>' 100000 && fcmp "$rx_tr" '>=' "$(awk -v i="$rx_in" 'BEGIN { print 2 * i }')"
+		fcmp "$rx_in" '>' 100000 && fcmp "$rx_tr" '>=' "$(awk -v i="$rx_in" 'BEGIN { print 2.9 * i }')"
 	}
-	# (the shares show only under overload: 60 Mbit/s into 10)
-	perf_check "input_limited_transit_passes (transit $rx_tr >= 2 x input $rx_in > 0)" limited_passes
+	# (the shares show only under overload: 60 Mbit/s into 10.  The
+	# buffers split 15 : 5, and the link about so: 20 runs read 3.04-3.33;
+	# the floor 2.9, was 2)
+	perf_check "input_limited_transit_passes (transit $rx_tr >= 2.9 x input $rx_in > 0)" limited_passes
 	# (at any time, in every sample; filled and refused while both ran)
 	check "pool_bounds_held (used $mix_used <= $NT, input $mix_input <= $NI)" \
 		eval 'fcmp "$mix_used" "<=" $NT && fcmp "$mix_input" "<=" $NI'
@@ -309,10 +311,15 @@ two_egresses() {
 	check "pool_bounded_for_two_egresses ($sh_used <= $NT)" fcmp "$sh_used" '<=' $NT
 	# (both queues in the pool at once, and the pool full, need both
 	# egresses overloaded: a guest too slow to send 60 Mbit/s sees neither)
-	perf_check "pool_shared_by_two_egresses ($others samples)" test "$others" -ge 5
+	# (20 runs: 21-95 samples of the 4 s; the floor 15, was 5)
+	perf_check "pool_shared_by_two_egresses ($others samples >= 15)" test "$others" -ge 15
 	# (each qdisc's own limit is 1000: only the pool refuses)
 	perf_check "both_egresses_refused_by_pool (+$d1, +$d2)" eval 'fcmp "$d1" ">" 0 && fcmp "$d2" ">" 0'
 	check "both_egresses_served ($r1, $r2 >= 1000000 bit/s)" eval 'fcmp "$r1" ">=" 1000000 && fcmp "$r2" ">=" 1000000'
+	# (one pool of 20 for two 10 Mbit/s links: one queue at times holds
+	# it all and the other link idles, the hogging Lam & Lien describe;
+	# 20 runs: the lesser egress 7.10-8.38 Mbit/s, the floor 6.5)
+	perf_check "both_egresses_near_their_rate ($r1, $r2 >= 6500000 bit/s)" eval 'fcmp "$r1" ">=" 6500000 && fcmp "$r2" ">=" 6500000'
 
 	# 14: counts back to zero once the queues drain
 	busywait 5000 pool_empty
