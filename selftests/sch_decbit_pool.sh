@@ -271,7 +271,7 @@ input_and_transit() {
 	check "input_and_transit_measured_in_flows ($in_flows)" test $in_flows = yes
 	check "input_and_transit_flowed (received $rx_in, $rx_tr bit/s)" eval 'fcmp "$rx_in" ">" 0 && fcmp "$rx_tr" ">" 0'
 	check "input_and_transit_sampled ($(nsamples) samples, complete: $smp_ok; $(nsamples "$pw") while both ran)" \
-		test "$smp_ok" = yes -a "$(nsamples "$pw")" -ge 20
+		test "$smp_ok" = yes -a "$(nsamples "$pw")" -ge 45
 	limited_passes() {
 		fcmp "$rx_in" '>' 100000 && fcmp "$rx_tr" '>=' "$(awk -v i="$rx_in" 'BEGIN { print 2.9 * i }')"
 	}
@@ -307,7 +307,7 @@ two_egresses() {
 	check "two_egresses_senders_ok (iperf3 exit 0: $ok)" test $ok = yes
 	check "two_egresses_measured_in_flows ($in_flows)" test $in_flows = yes
 	check "two_egresses_sampled ($(nsamples) samples, complete: $smp_ok; $(nsamples "$pw") while both ran)" \
-		test "$smp_ok" = yes -a "$(nsamples "$pw")" -ge 20
+		test "$smp_ok" = yes -a "$(nsamples "$pw")" -ge 45
 	check "pool_bounded_for_two_egresses ($sh_used <= $NT)" fcmp "$sh_used" '<=' $NT
 	# (both queues in the pool at once, and the pool full, need both
 	# egresses overloaded: a guest too slow to send 60 Mbit/s sees neither)
