@@ -19,7 +19,9 @@ cycles), and prints one line of key=value pairs:
   measured  median of the shares computed by "measured" events, the
             paper's (a - bc) / beta, before the known mode corrects them
   known     fraction of the events that end in the known mode
-  measured_flows  how many of the N flows had a "measured" event
+  measured_flows  how many of the N flows had a "measured" event, over
+            the whole trace: a flow that measured in the first SKIP_S
+            seconds and stayed in the known mode counts
   at_fair_keep  median, over the "at_fair" events, of the window set over
             the fair share: 1 - epsilon (7/8) by the paper's rule
   begin, measured_n, void, joined, left, at_fair, timeout: events per reason
@@ -163,6 +165,7 @@ def main():
     if not events:
         fail(f"{path}: no events of flows {min(ports)}-{max(ports)}")
     t0 = events[0][0]
+    measured_flows = len({e[1] for e in events if e[5] == "measured"})
     events = [e for e in events if e[0] >= t0 + skip]
     if not events:
         fail(f"{path}: no events after the first {skip:g} s")
@@ -186,7 +189,7 @@ def main():
           f"B={median(sums):g} fair={mean(known):.1f} "
           f"measured={median([e[4] for e in events if e[5] == 'measured']):g} "
           f"known={len(known) / max(1, len(events)):.2f} "
-          f"measured_flows={len({e[1] for e in events if e[5] == 'measured'})} "
+          f"measured_flows={measured_flows} "
           f"at_fair_keep={median(keep):.3f} " +
           " ".join(f"{'measured_n' if r == 'measured' else r}={c}"
                    for r, c in count.items()))

@@ -79,7 +79,9 @@ link_field() { sed -n "s/.*\<$2=\([^ ]*\).*/\1/p" "$out/$1.link"; }
 # one flow re-measures after a beta cut the others, in the known mode,
 # give up only epsilon, so the total refills sooner.  The known mode's
 # "flows left" branch then raises the share to the window the flow
-# reaches.  The measurements' median is logged as "measured".)
+# reaches, and at fair a window below the share lowers it: the flows'
+# share follows where the link filled, docs/design/bimodal.md.  The
+# measurements' median is logged as "measured".)
 droptail() {
 	local n=$1 scen=$2 arm=$3 tag=$4 id=$2-$3 B fair keep eps1
 	eps1=$(awk -v e="$(cat /sys/module/tcp_bimodal/parameters/epsilon)" 'BEGIN { print 1 - e / 1024 }')

@@ -18,13 +18,24 @@
  *                                   a <- fair(1 - eps); bc <- a; known
  *   mode known, a < fair - tol:     (flows joined) a <- a(1 - beta);
  *                                   unknown, no cycle begun
- *   mode known, a > fair + tol:     (flows left) fair <- a; a <- a(1 - eps)
- *   mode known, otherwise:          a <- fair(1 - eps)
+ *   mode known, a > fair + tol, and above that at the last event too or
+ *   a > fair(1 + eps) + tol:        (flows left) fair <- a; a <- a(1 - eps)
+ *   mode known, otherwise:          (at fair) fair <- min(fair, a);
+ *                                   a <- fair(1 - eps)
  *
  * Resolutions of the paper's open points (also in docs/design/bimodal.md):
  * - "At fair" is a band of +-tol, tol = max(tol_min packets, fair*eps/4):
  *   with one-packet steps and one RTT of feedback delay an exact test
  *   never holds and flows would keep falling back to the unknown mode.
+ * - Drop-tail does not give every flow each congestion event.  A flow
+ *   that missed one cut meets the next event up to one cycle's regrowth
+ *   (fair * eps) above its share: that alone is not "flows left" unless
+ *   the window was above the band at the flow's previous event as well
+ *   (a share that did grow shows at every event).  And at fair, a window
+ *   below the share lowers the share to it: the link filled when this
+ *   flow had a.  Taken literally, the "left" rule raises the share to the
+ *   windows of flows that missed a cut and nothing lowers it again; the
+ *   share then read 9-16 % above B/n in the unit test's drop-tail model.
  * - A measuring cycle is void when the flow was idle or application
  *   limited (the caller sets 'dirty'), when its window did not grow
  *   (a <= bc), or when the measured share is below min_fair packets or
@@ -89,6 +100,7 @@ struct bimodal_state {
 	u8 mode;		/* enum bimodal_mode */
 	u8 cc;			/* a measuring cycle has begun */
 	u8 dirty;		/* idle or application limited since the last event */
+	u8 over;		/* known mode: the window was above the band at the last event */
 };
 
 static inline void bimodal_reset(struct bimodal_state *s)
@@ -98,6 +110,7 @@ static inline void bimodal_reset(struct bimodal_state *s)
 	s->mode = BIMODAL_UNKNOWN;
 	s->cc = 0;
 	s->dirty = 0;
+	s->over = 0;
 }
 
 /* a * (1024 - frac) / 1024, rounded to nearest, in packets */
@@ -131,6 +144,7 @@ static inline u32 bimodal_congestion(struct bimodal_state *s,
 				     enum bimodal_reason *reason)
 {
 	u64 a_fp = (u64)a << BIMODAL_SHIFT;
+	u8 over = 0;
 	u32 next, tol;
 
 	if (s->mode == BIMODAL_UNKNOWN) {
@@ -162,16 +176,21 @@ static inline u32 bimodal_congestion(struct bimodal_state *s,
 			next = bimodal_cut(a, p->beta);
 			s->mode = BIMODAL_UNKNOWN;
 			s->cc = p->fast_remeasure;
-		} else if (a_fp > (u64)s->fair + tol &&
-			   a <= BIMODAL_FAIR_MAX) {
+		} else if (a_fp > (u64)s->fair + tol && a <= BIMODAL_FAIR_MAX &&
+			   (s->over || a_fp > (u64)s->fair + tol +
+			    (((u64)s->fair * p->epsilon) >> 10))) {
 			*reason = BIMODAL_LEFT;
 			s->fair = (u32)a_fp;
 			next = bimodal_cut(a, p->epsilon);
 		} else {
 			*reason = BIMODAL_AT_FAIR;
+			over = a_fp > (u64)s->fair + tol;
+			if (a_fp < s->fair)
+				s->fair = (u32)a_fp;
 			next = bimodal_below_fair(s->fair, p->epsilon);
 		}
 	}
+	s->over = over;
 	if (next < BIMODAL_MIN_CWND)
 		next = BIMODAL_MIN_CWND;
 	s->bc = next;
