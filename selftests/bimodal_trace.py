@@ -19,9 +19,10 @@ cycles), and prints one line of key=value pairs:
   measured  median of the shares computed by "measured" events, the
             paper's (a - bc) / beta, before the known mode corrects them
   known     fraction of the events that end in the known mode
-  measured_flows  how many of the N flows had a "measured" event, over
-            the whole trace: a flow that measured in the first SKIP_S
-            seconds and stayed in the known mode counts
+  measured_flows  how many of the N flows measured their share (a
+            "measured" event, the first SKIP_S seconds included: a flow
+            that measured there and stayed in the known mode counts) and
+            had an event that ended in the known mode after SKIP_S
   at_fair_keep  median, over the "at_fair" events, of the window set over
             the fair share: 1 - epsilon (7/8) by the paper's rule
   begin, measured_n, void, joined, left, at_fair, timeout: events per reason
@@ -165,8 +166,10 @@ def main():
     if not events:
         fail(f"{path}: no events of flows {min(ports)}-{max(ports)}")
     t0 = events[0][0]
-    measured_flows = len({e[1] for e in events if e[5] == "measured"})
+    measured_ever = {e[1] for e in events if e[5] == "measured"}
     events = [e for e in events if e[0] >= t0 + skip]
+    measured_flows = len(measured_ever &
+                         {e[1] for e in events if e[2] == "known"})
     if not events:
         fail(f"{path}: no events after the first {skip:g} s")
 

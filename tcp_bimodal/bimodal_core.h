@@ -18,9 +18,11 @@
  *                                   a <- fair(1 - eps); bc <- a; known
  *   mode known, a < fair - tol:     (flows joined) a <- a(1 - beta);
  *                                   unknown, no cycle begun
- *   mode known, a > fair + tol, and above that at the last event too or
- *   a > fair(1 + eps) + tol:        (flows left) fair <- a; a <- a(1 - eps)
- *   mode known, otherwise:          (at fair) fair <- min(fair, a);
+ *   mode known, a > fair + tol, and the last event was at fair with the
+ *   window above the band too, or a > fair(1 + eps) + tol:
+ *                                   (flows left) fair <- a; a <- a(1 - eps)
+ *   mode known, otherwise:          (at fair) fair <- min(fair, a) unless
+ *                                   a < min_fair or dirty;
  *                                   a <- fair(1 - eps)
  *
  * Resolutions of the paper's open points (also in docs/design/bimodal.md):
@@ -30,10 +32,10 @@
  * - Drop-tail does not give every flow each congestion event.  A flow
  *   that missed one cut meets the next event up to one cycle's regrowth
  *   (fair * eps) above its share: that alone is not "flows left" unless
- *   the window was above the band at the flow's previous event as well
- *   (a share that did grow shows at every event).  And at fair, a window
- *   below the share lowers the share to it: the link filled when this
- *   flow had a.  Taken literally, the "left" rule raises the share to the
+ *   the flow's previous event was such an event too (a share that did
+ *   grow shows at every event).  And at fair, a window below the share
+ *   lowers the share to it: the link filled when this flow had a (not
+ *   below min_fair, nor after an idle or application-limited cycle).  Taken literally, the "left" rule raises the share to the
  *   windows of flows that missed a cut and nothing lowers it again; the
  *   share then read 9-16 % above B/n in the unit test's drop-tail model.
  * - A measuring cycle is void when the flow was idle or application
@@ -82,7 +84,7 @@ enum bimodal_reason {
 	BIMODAL_VOID,		/* unknown: cycle void, beta cut, measure again */
 	BIMODAL_JOINED,		/* known, below fair: beta cut, back to unknown */
 	BIMODAL_LEFT,		/* known, above fair: fair <- a, eps cut */
-	BIMODAL_AT_FAIR,	/* known, at fair: a <- fair (1 - eps) */
+	BIMODAL_AT_FAIR,	/* known, at fair (or a missed cut): a <- fair (1 - eps) */
 	BIMODAL_TIMEOUT,	/* retransmission timeout: reset (caller) */
 };
 
@@ -100,7 +102,7 @@ struct bimodal_state {
 	u8 mode;		/* enum bimodal_mode */
 	u8 cc;			/* a measuring cycle has begun */
 	u8 dirty;		/* idle or application limited since the last event */
-	u8 over;		/* known mode: the window was above the band at the last event */
+	u8 over;		/* the last event was at fair with the window above the band */
 };
 
 static inline void bimodal_reset(struct bimodal_state *s)
@@ -185,7 +187,7 @@ static inline u32 bimodal_congestion(struct bimodal_state *s,
 		} else {
 			*reason = BIMODAL_AT_FAIR;
 			over = a_fp > (u64)s->fair + tol;
-			if (a_fp < s->fair)
+			if (a_fp < s->fair && a >= p->min_fair && !s->dirty)
 				s->fair = (u32)a_fp;
 			next = bimodal_below_fair(s->fair, p->epsilon);
 		}

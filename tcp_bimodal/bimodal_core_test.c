@@ -392,7 +392,10 @@ static void test_branches(void **state)
 	assert_int_equal(r, BIMODAL_LEFT);
 	assert_int_equal(s.fair, 34 * BIMODAL_ONE);
 	assert_int_equal(s.over, 0);
-	/* more than a cycle's regrowth above (34 + 2 + 34/8 = 40.25): left */
+	/*
+	 * A cycle's regrowth above the band ends at 34 + 2 + 34/8 = 40.25:
+	 * 40 is a missed cut, 41 after an event in the band flows left.
+	 */
 	assert_int_equal(bimodal_congestion(&s, &eps8, 40, &r), 30);
 	assert_int_equal(r, BIMODAL_AT_FAIR);
 	assert_int_equal(bimodal_congestion(&s, &eps8, 35, &r), 30);
@@ -421,6 +424,37 @@ static void test_branches(void **state)
 	/* never below two packets */
 	bimodal_reset(&s);
 	assert_int_equal(bimodal_congestion(&s, &eps8, 2, &r), 2);
+}
+
+/*
+ * At fair, a window below the share lowers it, but not below min_fair
+ * (8) and not after an idle or application-limited cycle.
+ */
+static void test_lower_floor(void **state)
+{
+	struct bimodal_state s;
+	enum bimodal_reason r;
+
+	(void)state;
+	bimodal_reset(&s);
+	assert_int_equal(bimodal_congestion(&s, &eps8, 40, &r), 20);
+	/* (25 - 20) / (1/2): fair 10; 10 * 7/8 */
+	assert_int_equal(bimodal_congestion(&s, &eps8, 25, &r), 9);
+	assert_int_equal(s.fair, 10 * BIMODAL_ONE);
+	assert_int_equal(bimodal_congestion(&s, &eps8, 9, &r), 8);	/* 9*7/8 */
+	assert_int_equal(r, BIMODAL_AT_FAIR);
+	assert_int_equal(s.fair, 9 * BIMODAL_ONE);
+	/* 7 is in the band (9 - 2) but below min_fair: the share stays */
+	assert_int_equal(bimodal_congestion(&s, &eps8, 7, &r), 8);
+	assert_int_equal(r, BIMODAL_AT_FAIR);
+	assert_int_equal(s.fair, 9 * BIMODAL_ONE);
+	/* an application-limited cycle does not lower it either */
+	s.dirty = 1;
+	assert_int_equal(bimodal_congestion(&s, &eps8, 8, &r), 8);
+	assert_int_equal(r, BIMODAL_AT_FAIR);
+	assert_int_equal(s.fair, 9 * BIMODAL_ONE);
+	assert_int_equal(bimodal_congestion(&s, &eps8, 8, &r), 7);
+	assert_int_equal(s.fair, 8 * BIMODAL_ONE);
 }
 
 /*
@@ -479,6 +513,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_branches),
+		cmocka_unit_test(test_lower_floor),
 		cmocka_unit_test(test_converge_2),
 		cmocka_unit_test(test_converge_4),
 		cmocka_unit_test(test_converge_10),

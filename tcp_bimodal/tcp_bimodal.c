@@ -13,7 +13,8 @@
  * total refilled the beta that all of them gave up).  In the "fair share
  * known" mode each event sets the window to fair * (1 - epsilon), a much
  * smaller cut; an event below the share means flows joined (back to the
- * unknown mode), above it that flows left (the share rises).  The state
+ * unknown mode), above it that flows left (the share rises; a first event
+ * above it by less than a cycle's growth is a cut the flow missed).  The state
  * machine is in bimodal_core.h; this file is the glue.
  *
  * A congestion event is what makes the stack call ssthresh(): one per
