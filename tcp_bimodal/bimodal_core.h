@@ -35,9 +35,10 @@
  *   the flow's previous event was such an event too (a share that did
  *   grow shows at every event).  And at fair, a window below the share
  *   lowers the share to it: the link filled when this flow had a (not
- *   below min_fair, nor after an idle or application-limited cycle).  Taken literally, the "left" rule raises the share to the
- *   windows of flows that missed a cut and nothing lowers it again; the
- *   share then read 9-16 % above B/n in the unit test's drop-tail model.
+ *   below min_fair, nor after an idle or application-limited cycle).
+ *   Taken literally, the "left" rule raises the share to the windows of
+ *   flows that missed a cut and nothing lowers it again; the share then
+ *   read 9-16 % above B/n in the unit test's drop-tail model.
  * - A measuring cycle is void when the flow was idle or application
  *   limited (the caller sets 'dirty'), when its window did not grow
  *   (a <= bc), or when the measured share is below min_fair packets or
