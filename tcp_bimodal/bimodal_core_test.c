@@ -30,6 +30,29 @@ static const struct bimodal_params eps8 = {
 	.beta = 512, .epsilon = 128, .tol_min = 2, .min_fair = 8,
 };
 
+/* xorshift64: a fixed pseudo-random sequence */
+static u64 next_rand(u64 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * One event with window a under eps8 sets the window to @next, takes
+ * branch @reason and leaves the share at @fair packets.
+ */
+static void step(struct bimodal_state *s, u32 a, u32 next,
+		 enum bimodal_reason reason, u32 fair)
+{
+	enum bimodal_reason r = BIMODAL_NONE;
+
+	assert_int_equal(bimodal_congestion(s, &eps8, a, &r), next);
+	assert_int_equal(r, reason);
+	assert_int_equal(s->fair, fair * BIMODAL_ONE);
+}
+
 static void model_init(struct model *m, const struct bimodal_params *p,
 		       u32 cap)
 {
@@ -315,10 +338,7 @@ static void unsync_fair(u32 n, u32 cap, u32 drops)
 		for (k = 0; k < drops; k++) {
 			u32 c = 0, pkt;
 
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			pkt = (u32)(x % t);
+			pkt = (u32)(next_rand(&x) % t);
 			for (i = 0; i < n; i++) {
 				c += m.a[i];
 				if (pkt < c) {
@@ -371,39 +391,27 @@ static void test_branches(void **state)
 	assert_int_equal(r, BIMODAL_MEASURED);
 	assert_int_equal(s.fair, 32 * BIMODAL_ONE);
 	/* tolerance max(2, 32/32) = 2 packets: 30..34 is "at fair" */
-	assert_int_equal(bimodal_congestion(&s, &eps8, 34, &r), 28);
-	assert_int_equal(r, BIMODAL_AT_FAIR);
-	assert_int_equal(s.fair, 32 * BIMODAL_ONE);
+	step(&s, 34, 28, BIMODAL_AT_FAIR, 32);
 	assert_int_equal(s.over, 0);
 	/* at fair below the share: the share is the window, 31; 31*7/8 */
-	assert_int_equal(bimodal_congestion(&s, &eps8, 31, &r), 27);
-	assert_int_equal(r, BIMODAL_AT_FAIR);
-	assert_int_equal(s.fair, 31 * BIMODAL_ONE);
+	step(&s, 31, 27, BIMODAL_AT_FAIR, 31);
 	/*
 	 * Above the band (33) by less than a cycle's regrowth (31/8): a
 	 * missed cut, at fair; the share stays 31.
 	 */
-	assert_int_equal(bimodal_congestion(&s, &eps8, 34, &r), 27);
-	assert_int_equal(r, BIMODAL_AT_FAIR);
-	assert_int_equal(s.fair, 31 * BIMODAL_ONE);
+	step(&s, 34, 27, BIMODAL_AT_FAIR, 31);
 	assert_int_equal(s.over, 1);
 	/* above it at the next event too: flows left, fair 34; 34*7/8 */
-	assert_int_equal(bimodal_congestion(&s, &eps8, 34, &r), 30);
-	assert_int_equal(r, BIMODAL_LEFT);
-	assert_int_equal(s.fair, 34 * BIMODAL_ONE);
+	step(&s, 34, 30, BIMODAL_LEFT, 34);
 	assert_int_equal(s.over, 0);
 	/*
 	 * A cycle's regrowth above the band ends at 34 + 2 + 34/8 = 40.25:
 	 * 40 is a missed cut, 41 after an event in the band flows left.
 	 */
-	assert_int_equal(bimodal_congestion(&s, &eps8, 40, &r), 30);
-	assert_int_equal(r, BIMODAL_AT_FAIR);
-	assert_int_equal(bimodal_congestion(&s, &eps8, 35, &r), 30);
-	assert_int_equal(r, BIMODAL_AT_FAIR);
+	step(&s, 40, 30, BIMODAL_AT_FAIR, 34);
+	step(&s, 35, 30, BIMODAL_AT_FAIR, 34);
 	assert_int_equal(s.over, 0);
-	assert_int_equal(bimodal_congestion(&s, &eps8, 41, &r), 36);	/* 41*7/8 */
-	assert_int_equal(r, BIMODAL_LEFT);
-	assert_int_equal(s.fair, 41 * BIMODAL_ONE);
+	step(&s, 41, 36, BIMODAL_LEFT, 41);	/* 41*7/8 */
 	assert_int_equal(bimodal_congestion(&s, &eps8, 32, &r), 16);
 	assert_int_equal(r, BIMODAL_JOINED);
 	assert_int_equal(s.mode, BIMODAL_UNKNOWN);
@@ -433,28 +441,19 @@ static void test_branches(void **state)
 static void test_lower_floor(void **state)
 {
 	struct bimodal_state s;
-	enum bimodal_reason r;
 
 	(void)state;
 	bimodal_reset(&s);
-	assert_int_equal(bimodal_congestion(&s, &eps8, 40, &r), 20);
+	step(&s, 40, 20, BIMODAL_BEGIN, 0);
 	/* (25 - 20) / (1/2): fair 10; 10 * 7/8 */
-	assert_int_equal(bimodal_congestion(&s, &eps8, 25, &r), 9);
-	assert_int_equal(s.fair, 10 * BIMODAL_ONE);
-	assert_int_equal(bimodal_congestion(&s, &eps8, 9, &r), 8);	/* 9*7/8 */
-	assert_int_equal(r, BIMODAL_AT_FAIR);
-	assert_int_equal(s.fair, 9 * BIMODAL_ONE);
+	step(&s, 25, 9, BIMODAL_MEASURED, 10);
+	step(&s, 9, 8, BIMODAL_AT_FAIR, 9);	/* 9*7/8 */
 	/* 7 is in the band (9 - 2) but below min_fair: the share stays */
-	assert_int_equal(bimodal_congestion(&s, &eps8, 7, &r), 8);
-	assert_int_equal(r, BIMODAL_AT_FAIR);
-	assert_int_equal(s.fair, 9 * BIMODAL_ONE);
+	step(&s, 7, 8, BIMODAL_AT_FAIR, 9);
 	/* an application-limited cycle does not lower it either */
 	s.dirty = 1;
-	assert_int_equal(bimodal_congestion(&s, &eps8, 8, &r), 8);
-	assert_int_equal(r, BIMODAL_AT_FAIR);
-	assert_int_equal(s.fair, 9 * BIMODAL_ONE);
-	assert_int_equal(bimodal_congestion(&s, &eps8, 8, &r), 7);
-	assert_int_equal(s.fair, 8 * BIMODAL_ONE);
+	step(&s, 8, 8, BIMODAL_AT_FAIR, 9);
+	step(&s, 8, 7, BIMODAL_AT_FAIR, 8);
 }
 
 /*
@@ -478,9 +477,7 @@ static void test_extreme_params(void **state)
 	(void)state;
 	bimodal_reset(&s);
 	for (i = 0; i < 200000; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		next_rand(&x);
 		p.beta = fracs[x % 6];
 		p.epsilon = fracs[(x >> 8) % 6];
 		p.tol_min = pkts[(x >> 16) % 6];
