@@ -14,26 +14,32 @@ qdisc_measure() {
 	"$SELFTESTS_DIR/qdisc_sample.py" "$1" "$2" "$3" 20 | qdisc_rate "$4"
 }
 
-# qdisc_rate RATE [FROM_MS TO_MS [PKT_BYTES]] < SAMPLES: the same figures
+# qdisc_rate RATE [FROM_MS TO_MS [backlogged]] < SAMPLES: the same figures
 # from qdisc_sample.py's lines, those from FROM_MS to TO_MS only if given.
-# With PKT_BYTES, two more: the bytes sent per second over RATE in the
-# sample intervals that began with at least an interval's worth of packets
-# of PKT_BYTES queued (the link had work throughout, whatever the sender
-# did meanwhile), and the milliseconds those intervals cover
+# With "backlogged", two more: the bytes sent per second over RATE in the
+# sample intervals that began with at least an interval's worth of bytes
+# queued (the qdisc's backlog, so GRO's super-packets count at their
+# size: the link had work throughout, whatever the sender did meanwhile),
+# and the milliseconds those intervals cover
 qdisc_rate() {
-	awk -v r="$1" -v lo="${2:-0}" -v hi="${3:-1e18}" -v pkt="${4:-0}" '
+	awk -v r="$1" -v lo="${2:-0}" -v hi="${3:-1e18}" -v bl="${4:-}" '
 		!/^#/ && $1 >= lo && $1 <= hi {
 			if (n++ == 0) { t0 = $1; b0 = $2 }
-			else if (q * pkt * 8 >= r * ($1 - t1) / 1000) { bb += $2 - b1; ms += $1 - t1 }
-			t1 = $1; b1 = $2; q = $3; qs += $3
+			else if (qb * 8 >= r * ($1 - t1) / 1000) { bb += $2 - b1; ms += $1 - t1 }
+			t1 = $1; b1 = $2; qb = $5; qs += $3
 		}
 		END {
 			if (n > 1 && t1 > t0) printf "%.3f %.2f %d", (b1 - b0) * 8 / ((t1 - t0) / 1000) / r, qs / n, n
 			else printf "nan nan 0"
-			if (pkt > 0) printf(ms > 0 ? " %.3f %d" : " nan 0", bb * 8 / ((ms + !ms) / 1000) / r, ms)
+			if (bl == "backlogged") printf(ms > 0 ? " %.3f %d" : " nan 0", bb * 8 / ((ms + !ms) / 1000) / r, ms)
 			print ""
 		}'
 }
+
+# rate_held RATIO MS: qdisc_rate's figure while backlogged within 0.95-1.02
+# of the rate (the target: the link busy 95 % of the time it has work),
+# over at least 1 s of backlogged intervals
+rate_held() { [ "$2" -ge 1000 ] && between "$1" 0.95 1.02; }
 
 # decbit_fallbacks: tcp_decbit's count of connections that fell back to
 # Reno (no ECN negotiated)
