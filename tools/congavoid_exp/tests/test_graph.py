@@ -123,3 +123,34 @@ class Options(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ShellBody(unittest.TestCase):
+    """A namespace's set-up lines: ip and tc each in one batch process,
+    after the other lines, each group in its own order; stops at the first
+    failure."""
+
+    def test_groups_in_order(self):
+        body = testbed.shell_body([
+            "ip link set dev lo up", "sysctl -qw a=1",
+            "ethtool -K x tso off >/dev/null 2>&1 || true",
+            "tc qdisc add dev x root netem delay 1000us",
+            "ip addr add 10.0.0.1/24 dev x", "ip route add default via 10.0.0.2",
+            "tc qdisc add dev y root pfifo"])
+        self.assertEqual(body.splitlines(), [
+            "set -e", "sysctl -qw a=1",
+            "ethtool -K x tso off >/dev/null 2>&1 || true",
+            "ip -batch - <<'END_OF_BATCH'", "link set dev lo up",
+            "addr add 10.0.0.1/24 dev x", "route add default via 10.0.0.2",
+            "END_OF_BATCH",
+            "tc -batch - <<'END_OF_BATCH'",
+            "qdisc add dev x root netem delay 1000us",
+            "qdisc add dev y root pfifo", "END_OF_BATCH"])
+
+    def test_no_empty_batch(self):
+        self.assertEqual(testbed.shell_body(["sysctl -qw a=1"]),
+                         "set -e\nsysctl -qw a=1\n")
+
+    def test_ipv6_and_tcpdump_are_not_ip_or_tc(self):
+        body = testbed.shell_body(["ip6tables -L", "tcpdump -c 1"])
+        self.assertNotIn("batch", body)
