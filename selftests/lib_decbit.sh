@@ -14,6 +14,17 @@ qdisc_measure() {
 	"$SELFTESTS_DIR/qdisc_sample.py" "$1" "$2" "$3" 20 | qdisc_rate "$4"
 }
 
+# qdisc_sampler NS DEV SECONDS FILE: qdisc_sample.py every 20 ms into FILE
+# in the background (its pid in $sampler_pid), returning once it samples:
+# under load a Python process takes seconds to start, and a sampler that
+# began after the traffic had ended once read an empty queue
+qdisc_sampler() {
+	"$SELFTESTS_DIR/qdisc_sample.py" "$1" "$2" "$3" 20 >"$4" &
+	# shellcheck disable=SC2034 # (read by the caller)
+	sampler_pid=$!
+	busywait 15000 grep -q '^# ready' "$4"
+}
+
 # qdisc_rate RATE [FROM_MS TO_MS [backlogged]] < SAMPLES: the same figures
 # from qdisc_sample.py's lines, those from FROM_MS to TO_MS only if given.
 # With "backlogged", two more: the bytes sent per second over RATE in the

@@ -52,11 +52,13 @@ FUZZ_FWD_MIN=9085000
 HBH_LINK_SLACK_MS=8
 
 ce() { nstat_get "$H1" IpExtInCEPkts; }
-# flows SECS PARALLEL: cubic ECN flows h0 -> h1; prints the bit/s received,
-# "null" if iperf3 failed or reported none
+# flows SECS PARALLEL [CC]: flows h0 -> h1 (h0's default, cubic with ECN,
+# unless CC); prints the bit/s received, "null" if iperf3 failed or
+# reported none
 flows() {
 	local j
-	j=$(ip netns exec "$H0" iperf3 -c 10.51.0.2 -t "$1" -P "$2" -J 2>/dev/null) || { echo null; return; }
+	j=$(ip netns exec "$H0" iperf3 -c 10.51.0.2 -t "$1" -P "$2" ${3:+-C "$3"} -J 2>/dev/null) ||
+		{ echo null; return; }
 	jq -r '.end.sum_received.bits_per_second // "null"' <<<"$j"
 }
 # ran BPS: a flow measured, at more than 0 bit/s
@@ -114,7 +116,7 @@ decbit_mq() {
 
 # decbit as the root of the multiqueue NIC, paced
 decbit_paced_root() {
-	local ce0 ce1 bps marked sp u q n ub ms
+	local ce0 ce1 bps marked u q n ub ms
 	defer no_root "$R" nic1
 	tc -n "$R" qdisc add dev nic1 root decbit rate 40mbit threshold 2
 	ce0=$(ce)
@@ -149,11 +151,9 @@ decbit_paced_root() {
 	defer ip netns exec "$H0" sysctl -qw net.ipv4.tcp_ecn=1
 	no_root "$R" nic1	# (fresh counters: a replace keeps them)
 	tc -n "$R" qdisc add dev nic1 root decbit rate 10mbit threshold 2 catchup 100ms
-	"$SELFTESTS_DIR/qdisc_sample.py" "$R" nic1 7 20 >"$TMP_DIR/paced" &
-	sp=$!
-	busywait 15000 grep -q '^# ready' "$TMP_DIR/paced"
+	qdisc_sampler "$R" nic1 7 "$TMP_DIR/paced"
 	bps=$(flows 5 2)
-	wait "$sp"
+	wait "$sampler_pid"
 	read -r u q n ub ms <<<"$(qdisc_rate 10000000 1000 5000 backlogged <"$TMP_DIR/paced")"
 	log "root, rate 10mbit catchup 100ms, non-ECT: $bps bit/s, nonect_passed $(qdisc_stat "$R" nic1 nonect_passed), marked $(qdisc_stat "$R" nic1 marked), drops $(qdisc_stat "$R" nic1 drops); the link busy $u of 10 Mbit/s, mean queue $q ($n samples), $ub while backlogged ($ms ms)"
 	check "paced_nonect_flows_ran ($bps bit/s, $n samples)" eval 'ran "$bps" && test "$n" -gt 10'
@@ -231,19 +231,15 @@ hbh_reports() {
 # ran below the rate with its queue mostly empty).
 HBH_GSO_BACKLOG_MAX=$((10 * 1514 + 512))
 hbh_gso_per_segment() {
-	local bps smp n maxb sent g0 g1
+	local bps n maxb sent g0 g1
 	defer no_root "$R" nic1
 	tc -n "$R" qdisc replace dev nic1 root hbh rate 10mbit flow_limit 10 setpoint 5 limit 1000 \
 		hoprtt 2ms || return 1
 	g0=$(ip netns exec "$R" cat /sys/class/net/nic0/statistics/rx_packets)
-	"$SELFTESTS_DIR/qdisc_sample.py" "$R" nic1 6 20 >"$TMP_DIR/gso" &
-	smp=$!
-	# the sampler first: under load its start takes seconds, and once it
-	# began after the flow had ended (backlog max 0, 2026-12-07)
-	busywait 15000 grep -q '^# ready' "$TMP_DIR/gso"
-	bps=$(ip netns exec "$H0" iperf3 -c 10.51.0.2 -t 4 -C fixedwin -J 2>/dev/null |
-		jq -r '.end.sum_received.bits_per_second // "null"')
-	wait $smp
+	# (the sampler first: once it began after the flow had ended)
+	qdisc_sampler "$R" nic1 6 "$TMP_DIR/gso"
+	bps=$(flows 4 1 fixedwin)
+	wait "$sampler_pid"
 	g1=$(ip netns exec "$R" cat /sys/class/net/nic0/statistics/rx_packets)
 	# samples, backlog max, and the bytes the qdisc sent while sampled
 	read -r n maxb sent < <(awk '!/^#/ { if (!n++) b0 = $2; b1 = $2; if ($5 > m) m = $5 }

@@ -115,18 +115,16 @@ marking() {
 # not keep 20 Mbit/s backlogged for 1 s in three runs of four (0.25-0.88
 # s, mean queue 13-38 packets).
 rate_catchup() {
-	local c u q n ub ms sp rc u0=nan u100=nan ms100=0
+	local c u q n ub ms rc u0=nan u100=nan ms100=0
 	for c in 0 100ms; do
 		decbit_root rate 10mbit limit 300 catchup "$c"
 		# the sampler first: a flood slows a process's start by seconds
-		"$SELFTESTS_DIR/qdisc_sample.py" "$R1" rb0 7 20 >"$TMP_DIR/cu.$c" &
-		sp=$!
-		busywait 15000 grep -q '^# ready' "$TMP_DIR/cu.$c"
+		qdisc_sampler "$R1" rb0 7 "$TMP_DIR/cu.$c"
 		ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5202 -u -b 60M -l 1400 \
 			-t 5 >"$TMP_DIR/catchup.$c" 2>&1
 		rc=$?
 		[ $rc = 0 ] || log "iperf3: $(tail -n 3 "$TMP_DIR/catchup.$c" | xargs)"
-		wait "$sp"
+		wait "$sampler_pid"
 		# from 1.5 s to 4.5 s after the start: the queue is full by then
 		# (the rate asserted is the one while the queue held work for the
 		# whole sample interval: a TCG guest's sender stalls at times)
