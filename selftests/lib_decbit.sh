@@ -6,20 +6,28 @@
 # differences and sums of counters that are "null" unless every counter
 # was read (a missing counter never reads as 0).
 
-# qdisc_measure NS DEV SECONDS RATE: sample the root qdisc over netlink
-# every 20 ms for SECONDS, from one process (forking tc per sample loads a
-# TCG guest enough to cost paced flows a tenth of the link), and print
-# "<bytes sent per second over RATE bit/s> <mean queue, packets> <samples>"
-qdisc_measure() {
-	"$SELFTESTS_DIR/qdisc_sample.py" "$1" "$2" "$3" 20 | qdisc_rate "$4"
+# flow_window FILE SKIP_MS LEN_MS RATE: the bottleneck over a window of
+# the traffic's own time, from a qdisc_sampler FILE started before the
+# traffic: SKIP_MS after the first sample with 100 kB sent (data, not a
+# handshake), for LEN_MS.  Prints qdisc_rate's "<utilisation> <mean queue> <samples>",
+# then the window's start in the sampler's time ("-" if the traffic never
+# came) and 1 if samples reach its end (else 0).  (A window timed from
+# the call instead began seconds late in a slow guest: processes take
+# seconds to start there, and it overran the flows it measured.)
+flow_window() {
+	local from to covered=0
+	from=$(awk -v s="$2" '!/^#/ { if (n++ == 0) b0 = $2; else if ($2 - b0 > 100000) { print $1 + s; exit } }' "$1")
+	to=$((${from:-0} + $3))
+	[ -n "$from" ] && awk -v t="$to" '!/^#/ && $1 >= t { f = 1 } END { exit !f }' "$1" && covered=1
+	echo "$(qdisc_rate "$4" "${from:-0}" "$to" <"$1") ${from:--} $covered"
 }
 
-# qdisc_sampler NS DEV SECONDS FILE: qdisc_sample.py every 20 ms into FILE
-# in the background (its pid in $sampler_pid), returning once it samples:
-# under load a Python process takes seconds to start, and a sampler that
-# began after the traffic had ended once read an empty queue
+# qdisc_sampler NS DEV SECONDS FILE [MS]: qdisc_sample.py every MS (20) ms
+# into FILE in the background (its pid in $sampler_pid), returning once it
+# samples: under load a Python process takes seconds to start, and a
+# sampler that began after the traffic had ended once read an empty queue
 qdisc_sampler() {
-	"$SELFTESTS_DIR/qdisc_sample.py" "$1" "$2" "$3" 20 >"$4" &
+	"$SELFTESTS_DIR/qdisc_sample.py" "$1" "$2" "$3" "${5:-20}" >"$4" &
 	# shellcheck disable=SC2034 # (read by the caller)
 	sampler_pid=$!
 	busywait 15000 grep -q '^# ready' "$4"

@@ -29,32 +29,34 @@ ALL_TESTS="decbit_source dctcp_source"
 require_cmd tc iperf3 jq ethtool
 require_module sch_decbit tcp_decbit tcp_dctcp sch_netem
 
-# long enough for the measurement (warm-up, then samples over netlink,
-# both stretched by a busy guest) to end before the flows do
+# long enough for the measurement (5 s of warm-up, then 12 s) to end
+# before the flows do, with room for their starts to differ
 secs=23
 # run_pair CC PORT THRESHOLD: two CC flows (to PORT and PORT + 1) through
-# "decbit rate 10mbit threshold THRESHOLD"; sets util, qmean, drops,
-# marked, rtx, and flows: "<status> <bytes sent>" of each flow
+# "decbit rate 10mbit threshold THRESHOLD"; sets util, qmean, samples,
+# covered (the window lay inside the sampling), drops, marked, rtx, and
+# flows: "<status> <bytes sent>" of each flow
 run_pair() {
-	local cc=$1 port=$2 c1 c2 t0 tend rc1 rc2
+	local cc=$1 port=$2 c1 c2 rc1 rc2 sp from
 	shift 2
 	ip netns exec "$R1" tc qdisc del dev rb0 root 2>/dev/null
 	ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit threshold "$1"
+	# the bottleneck every 100 ms (every 20 ms, the sampler's Python cost
+	# a slow guest's flows a fifth of the link) from before the flows;
+	# the window skips their first 5 s (slow start) and lasts 12 s
+	qdisc_sampler "$R1" rb0 $((secs + 30)) "$TMP_DIR/tq" 100
+	sp=$sampler_pid
 	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p "$port" -C "$cc" -t $secs -J >"$TMP_DIR/f1.json" 2>&1 &
 	c1=$!
 	ip netns exec "$S2" iperf3 -c 10.9.0.2 -p $((port + 1)) -C "$cc" -t $secs -J >"$TMP_DIR/f2.json" 2>&1 &
 	c2=$!
-	# skip the first 5 s (slow start), then measure the bottleneck for 12 s
-	# (python's start-up takes seconds under TCG: the margin keeps the
-	# window inside the flows)
-	t0=$(date +%s%N)
-	sleep 5
-	read -r util qmean samples <<<"$(qdisc_measure "$R1" rb0 12 10e6)"
-	tend=$(( ($(date +%s%N) - t0) / 1000000 ))
 	wait $c1
 	rc1=$?
 	wait $c2
 	rc2=$?
+	kill "$sp" 2>/dev/null
+	wait "$sp" 2>/dev/null
+	read -r util qmean samples from covered <<<"$(flow_window "$TMP_DIR/tq" 5000 12000 10e6)"
 	drops=$(qdisc_stat "$R1" rb0 drops)
 	marked=$(qdisc_stat "$R1" rb0 marked)
 	# (a figure iperf3 did not report is "null", never 0)
@@ -62,16 +64,18 @@ run_pair() {
 		"$TMP_DIR/f1.json" "$TMP_DIR/f2.json" 2>/dev/null) || rtx=null
 	flows="$rc1 $(jq -r '.end.sum_sent.bytes // "null"' "$TMP_DIR/f1.json" 2>/dev/null || echo null)"
 	flows+=" $rc2 $(jq -r '.end.sum_sent.bytes // "null"' "$TMP_DIR/f2.json" 2>/dev/null || echo null)"
-	log "$cc threshold $1: link utilisation $util, mean queue $qmean pkts ($samples samples, until $tend ms of $((secs * 1000))), drops $drops, marked $marked, retransmits $rtx"
+	log "$cc threshold $1: link utilisation $util, mean queue $qmean pkts ($samples samples from $from ms of the sampler, covered: $covered), drops $drops, marked $marked, retransmits $rtx"
 	[ "$rc1$rc2" = 00 ] || log "iperf3 exited $rc1 and $rc2: $(jq -r '.error // empty' "$TMP_DIR/f1.json" "$TMP_DIR/f2.json" 2>&1 | xargs)"
+	rm -f "$TMP_DIR/tq"
 	ip netns exec "$R1" tc qdisc del dev rb0 root
 }
 # flows_ran: both flows exited 0 having sent bytes, and the link was
-# measured (what every check on the pair's figures needs)
+# measured over the whole window (what every check on the pair's figures needs)
 flows_ran() {
 	local rc1 b1 rc2 b2
 	read -r rc1 b1 rc2 b2 <<<"$flows"
-	[ "$rc1" = 0 ] && [ "$rc2" = 0 ] && fcmp "$b1" '>' 0 && fcmp "$b2" '>' 0 && fcmp "$samples" '>' 0
+	[ "$rc1" = 0 ] && [ "$rc2" = 0 ] && fcmp "$b1" '>' 0 && fcmp "$b2" '>' 0 && fcmp "$samples" '>' 0 &&
+		[ "$covered" = 1 ]
 }
 
 # tcp_decbit: no drops and no retransmissions (the target; 0 in each of

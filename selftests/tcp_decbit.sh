@@ -207,25 +207,37 @@ iperf3_C() {
 	check "iperf3_C_decbit_sender_ecn2_reno_counted ($cc2, +$fb2)" test "$fb2" -ge 1 -a "$cc2" = decbit-reno
 }
 
-# flow SECS: one iperf3 -C decbit flow s1 -> d; from 5 s on, for SECS - 19
-# s, the bottleneck (netlink, every 20 ms) and the sender's cwnd (every
-# 0.5 s), then on their own (capturing every packet costs the guest CPU)
-# for 4 s the gaps between data packets arriving at r1 (gaps_short: under
-# 600 us, half the 10 Mbit/s service time); python's start-up takes
-# seconds under TCG, hence the margin; sets flow_rc (iperf3's exit
-# status) rx_bytes (received) util qmean qsamples drops marked rtx
-# cwnd_mean cwnd_min cwnd_max gaps gaps_short
+# flow SECS: one iperf3 -C decbit flow of SECS s (28) s1 -> d.  The
+# figures are over the flow's own time, from its first data, not from
+# this call (under load a process takes seconds to start): from 5 s on,
+# for SECS - 19 s, the bottleneck (qdisc_sample.py, netlink every 100 ms,
+# started and ready before the flow) and the sender's cwnd (every 0.5
+# s); then on their own (capturing every packet costs the guest CPU) for
+# 4 s the gaps between data packets arriving at r1 (arrival_gaps.py,
+# ready before the flow; gaps_short: under 600 us, half the 10 Mbit/s
+# service time).  Sets flow_rc (iperf3's exit status), rx_bytes
+# (received), util, qmean, qsamples, win_covered (1 if the bottleneck's
+# samples spanned the window), samples (of cwnd), cwnd_mean, cwnd_min,
+# cwnd_max, minrtt, knee, gaps, gaps_short, drops, marked, rtx.
 flow() {
-	local secs=$1 c t0 w samples=0 wsum=0 win=$(($1 - 19))
+	local secs=$1 c t0 w wsum=0 win=$(($1 - 19)) qp gp from
+	# (every 100 ms: every 20 ms, the sampler's Python took a third of a
+	# slow guest's CPU from the flow it measured)
+	qdisc_sampler "$R1" rb0 $((secs + 30)) "$TMP_DIR/tq" 100
+	qp=$sampler_pid
+	ip netns exec "$R1" python3 "$SELFTESTS_DIR/arrival_gaps.py" rs1 4 600 $((5 + win)) >"$TMP_DIR/tg" &
+	gp=$!
+	busywait 15000 grep -q '^# ready' "$TMP_DIR/tg"
 	ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5201 -C decbit -t "$secs" -J >"$TMP_DIR/td.json" 2>&1 &
 	c=$!
-	PIDS+=("$c")
-	sleep 5
-	cwnd_min=100000 cwnd_max=0
-	qdisc_measure "$R1" rb0 $win 10e6 >"$TMP_DIR/tq" &
-	local qp=$!
+	PIDS+=("$c" "$qp" "$gp")
+	# the flow's start: data acknowledged (iperf3's control connection
+	# carries a few hundred bytes)
+	busywait 20000 acked_over 100000
 	t0=$(date +%s%N)
-	while [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt $((win * 1000)) ]; do
+	sleep 5
+	cwnd_min=100000 cwnd_max=0 samples=0
+	while [ "$(ms_since "$t0")" -lt $(((5 + win) * 1000)) ]; do
 		w=$(data_tcp "$S1" 10.9.0.2)
 		w=${w:-0}
 		wsum=$((wsum + w)); samples=$((samples + 1))
@@ -233,26 +245,31 @@ flow() {
 		[ "$w" -gt "$cwnd_max" ] && cwnd_max=$w
 		sleep 0.5
 	done
-	wait $qp
-	read -r util qmean qsamples <"$TMP_DIR/tq"
 	# the knee from the connection's own minimum RTT (ping's is inflated
 	# by the guest's ICMP path): what the link carries in one round trip,
 	# plus the packet in service
 	minrtt=$(data_tcp "$S1" 10.9.0.2 minrtt)
 	knee=$(awk -v r="$minrtt" 'BEGIN { printf "%.1f", r / 1000 * 10e6 / (1514 * 8) + 1 }')
-	log "flow: measured until $(( ($(date +%s%N) - t0) / 1000000 + 5000 )) ms"
-	ip netns exec "$R1" python3 "$SELFTESTS_DIR/arrival_gaps.py" rs1 4 600 >"$TMP_DIR/tg"
-	read -r gaps gaps_short <"$TMP_DIR/tg"
-	log "flow: gaps until $(( ($(date +%s%N) - t0) / 1000000 + 5000 )) ms"
-	rm -f "$TMP_DIR/tq" "$TMP_DIR/tg"
+	log "flow: cwnd sampled until $(ms_since "$t0") ms of the flow"
+	# (the sampler's window ends before: its flow began with the first
+	# bytes at the bottleneck, before these were acknowledged)
+	kill "$qp" 2>/dev/null
+	wait "$qp" 2>/dev/null
 	wait $c
 	flow_rc=$?
+	wait $gp
+	read -r gaps gaps_short < <(grep -v '^#' "$TMP_DIR/tg")
+	read -r util qmean qsamples from win_covered <<<"$(flow_window "$TMP_DIR/tq" 5000 $((win * 1000)) 10e6)"
+	log "flow: bottleneck sampled from $from ms of its sampler for $((win * 1000)) ms (covered: $win_covered), $qsamples samples"
+	rm -f "$TMP_DIR/tq" "$TMP_DIR/tg"
 	cwnd_mean=$(awk -v s=$wsum -v n=$samples 'BEGIN { printf "%.1f", s / n }')
 	drops=$(qdisc_stat "$R1" rb0 drops)
 	marked=$(qdisc_stat "$R1" rb0 marked)
 	read -r rtx rx_bytes < <(jq -r '[.end.sum_sent.retransmits, .end.sum_received.bytes] | @tsv' "$TMP_DIR/td.json" 2>/dev/null)
 	rm -f "$TMP_DIR/td.json"
 }
+# acked_over BYTES: the largest flow from s1 to d has BYTES acknowledged
+acked_over() { [ "$(data_tcp "$S1" 10.9.0.2 bytes_acked)" -gt "$1" ]; }
 
 one_flow() {
 	local fb0 fb1 n_inc n_dec n_hold bad_inc bad_dec
@@ -273,10 +290,11 @@ one_flow() {
 	flowed=0
 	one_ran() {
 		[ "$flow_rc" = 0 ] && [[ $rx_bytes =~ ^[0-9]+$ ]] && [ "$rx_bytes" -gt 0 ] &&
-			fcmp "$util" '>' 0 && [ "${qsamples:-0}" -gt 0 ] && [[ $rtx =~ ^[0-9]+$ ]]
+			fcmp "$util" '>' 0 && [ "${qsamples:-0}" -gt 0 ] && [ "$win_covered" = 1 ] &&
+			[ "$samples" -gt 0 ] && [[ $rtx =~ ^[0-9]+$ ]]
 	}
 	one_ran && flowed=1
-	check "one_flow_ran (iperf3 exit $flow_rc, ${rx_bytes:-no} bytes received, util $util over $qsamples samples, retransmits $rtx)" one_ran
+	check "one_flow_ran (iperf3 exit $flow_rc, ${rx_bytes:-no} bytes received, util $util over $qsamples samples, window covered $win_covered, $samples cwnd samples, retransmits $rtx)" one_ran
 	check "one_flow_ecn_used (marks $marked, fallbacks +$((fb1 - fb0)))" ran test "$marked" -gt 0 -a "$fb1" = "$fb0"
 	perf_check "one_flow_mean_queue_le_3" ran fcmp "$qmean" '<=' 3
 	check "one_flow_no_drops" ran test "$drops" = 0
