@@ -45,11 +45,13 @@ UDP_FILL_FRAC=0.95
 TCP_UTIL_MIN=0.95
 TCP_RTX_MAX=0
 
-# sample NS SECONDS: r2's root qdisc every 20 ms into $TMP_DIR/samples
-# (background, pid in $smp), returning once the sampler runs
+# sample NS SECONDS [SLOW_MS AFTER_S]: r2's root qdisc every 20 ms into
+# $TMP_DIR/samples (background, pid in $smp), returning once the sampler
+# runs; with SLOW_MS and AFTER_S, every SLOW_MS ms from AFTER_S s after
+# the traffic began (qdisc_sample.py)
 sample() {
 	rm -f "$TMP_DIR/samples"
-	"$SELFTESTS_DIR/qdisc_sample.py" "$1" down "$2" 20 >"$TMP_DIR/samples" &
+	"$SELFTESTS_DIR/qdisc_sample.py" "$1" down "$2" 20 ${3:+"$3" "$4"} >"$TMP_DIR/samples" &
 	smp=$!
 	busywait 20000 test -s "$TMP_DIR/samples"
 }
@@ -197,7 +199,11 @@ hbh_fill() {
 	local util_fifo fill90 fill85 ns keyed bad
 	base_rtt=$(rtt_ms "$H0" 10.3.0.2)
 	all_hbh "$@"
-	sample "$R2" 8
+	# (every 20 ms while the link fills, every 100 ms from 0.9 s on:
+	# the window of the utilisation and the queue begins at 1 s, and a
+	# sampler every 20 ms throughout took a slow guest CPU hbh's
+	# timers need)
+	sample "$R2" 8 100 0.9
 	udp_run 6 40M &
 	u=$!
 	sleep 3
