@@ -38,6 +38,7 @@
   "now": the time of day's seconds << 32, as the module counts) from the sender
   HBH_NODE (default 0xdead): what a neighbour holding the key sends.
   HBH_SRC=MAC sets the frames' source address (default 02:00:00:00:00:01).
+  HBH_SPREAD=SECONDS spreads "report"'s frames evenly over SECONDS.
   hbh_frames.py spoof DADDR NFLOWS SECONDS
       One small UDP datagram every 100 ms from each of NFLOWS source ports
       to DADDR:9 for SECONDS (each a flow of its own downstream: the
@@ -159,10 +160,16 @@ def absurd(sock, count, flow):
 
 
 def report(sock, count, flow):
+    spread = float(os.environ.get("HBH_SPREAD", "0") or 0)
+    t0 = time.monotonic()
     for i in range(count):
         sock.send(eth(frame([entry(*flow, q=1000, qb=1500000, origin=7,
                                    arr=10 ** 9 + i, dep=i * 1500)],
                             seq=i, t=(i + 1) * 4000000)))
+        if spread > 0:
+            ahead = t0 + (i + 1) * spread / count - time.monotonic()
+            if ahead > 0:
+                time.sleep(ahead)
     print(count)
 
 

@@ -75,9 +75,9 @@ udp_flow() {
 }
 # forge NS DEV COUNT [KEY [COUNTER [NODE]]]: reports naming the flow, the
 # keyed ones counted from COUNTER (default: now, the time of day's seconds
-# << 32, as the module counts)
+# << 32, as the module counts); FORGE_SPREAD=S spreads them over S s
 forge() {
-	ip netns exec "$1" env HBH_KEY="${4:-}" HBH_COUNTER="${5:-now}" \
+	ip netns exec "$1" env HBH_KEY="${4:-}" HBH_COUNTER="${5:-now}" HBH_SPREAD="${FORGE_SPREAD:-}" \
 		HBH_NODE="${6:-0xdead}" HBH_SRC="${FORGE_SRC:-02:00:00:00:00:01}" \
 		HBH_ETHERTYPE="${FORGE_ETHERTYPE:-0x88B5}" \
 		"$SELFTESTS_DIR/hbh_frames.py" report "$2" "$3" "${FLOW[@]}"
@@ -133,28 +133,42 @@ keyed_netlink() {
 # them (in 5 runs a kernel the flow kept 0.882-1.011 of its unforged rate):
 # the flow's rate is judged against the same frames sent under an
 # Ethertype nobody takes (0x88B6), in the window before
+# frames_since N: r's "up" has sent 50 frames more than N
+frames_since() { fcmp "$(tx_packets "$R" up)" ">=" $(($1 + 50)); }
+# Each arm's frames are spread over their window (FORGE_SPREAD: 1000
+# over 2 s, then 1000 more, or 2000 over 4 s), which opens once r has
+# sent 50 of them (not when the forger's Python was started: a slow guest
+# takes seconds over that, and the frames, sent at once, could come
+# before the window, or after it) and lasts 3 s
 forger() {
-	local base cost keyed bad0 bad sent sent0 sent2 open rcv0 rcv
+	local base cost keyed bad0 bad sent sent0 sent2 open rcv0 rcv tx
 	hbh_on "$A" eth0 rate "$(kbit 10000)" key "$K1"
 	udp_flow "$(kbit 8000 K)"
 	sleep 2
 	base=$(a_bps 3)
+	local FORGE_SPREAD=2
 	# the cost of the frames alone
+	tx=$(tx_packets "$R" up)
 	{ FORGE_ETHERTYPE=0x88B6 forge "$R" up 1000; FORGE_ETHERTYPE=0x88B6 forge "$R" up 1000 "$K3"; } >"$TMP_DIR/sent0" &
+	busywait 10000 frames_since "$tx"
 	cost=$(a_bps 3)
 	wait $!
 	sent0=$(awk '{ s += $1 } END { print s + 0 }' "$TMP_DIR/sent0")
 	bad0=$(st "$A" eth0 fb_badauth) rcv0=$(st "$A" eth0 fb_received)
 	# half unkeyed, half keyed with a key of the forger's own (a tag that
 	# is well-formed and wrong)
+	tx=$(tx_packets "$R" up)
 	{ forge "$R" up 1000; forge "$R" up 1000 "$K3"; } >"$TMP_DIR/sent" &
+	busywait 10000 frames_since "$tx"
 	keyed=$(a_bps 3)
 	wait $!
 	sent=$(awk '{ s += $1 } END { print s + 0 }' "$TMP_DIR/sent")
 	bad=$(($(st "$A" eth0 fb_badauth) - bad0)) rcv=$(($(st "$A" eth0 fb_received) - rcv0))
 	# the control: the same forgery, no key
 	ip netns exec "$A" tc qdisc change dev eth0 root hbh nokey
-	forge "$R" up 2000 >"$TMP_DIR/sent2" &
+	tx=$(tx_packets "$R" up)
+	FORGE_SPREAD=4 forge "$R" up 2000 >"$TMP_DIR/sent2" &
+	busywait 10000 frames_since "$tx"
 	open=$(a_bps 3)
 	wait $!
 	sent2=$(cat "$TMP_DIR/sent2")
