@@ -41,8 +41,8 @@ run_pair() {
 	shift 2
 	ip netns exec "$R1" tc qdisc del dev rb0 root 2>/dev/null
 	ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit threshold "$1"
-	# the bottleneck every 100 ms (every 20 ms, the sampler's Python cost
-	# a slow guest's flows a fifth of the link) from before the flows;
+	# the bottleneck every 100 ms (every 20 ms, the sampler's Python took
+	# CPU the flows needed: tcp_decbit.sh's flow) from before the flows;
 	# the window skips their first 5 s (slow start) and lasts 12 s
 	qdisc_sampler "$R1" rb0 $((secs + 30)) "$TMP_DIR/tq" 100
 	sp=$sampler_pid

@@ -201,8 +201,7 @@ hbh_fill() {
 	all_hbh "$@"
 	# (every 20 ms while the link fills, every 100 ms from 0.9 s on:
 	# the window of the utilisation and the queue begins at 1 s, and a
-	# sampler every 20 ms throughout took a slow guest CPU hbh's
-	# timers need)
+	# sampler every 20 ms takes a slow guest CPU the hops need)
 	sample "$R2" 8 100 0.9
 	udp_run 6 40M &
 	u=$!
