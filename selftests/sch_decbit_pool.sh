@@ -442,7 +442,6 @@ changes_under_traffic() {
 	check "changes_under_traffic_offered (r took in for o1, o2: $in0 -> $in1)" traffic_during "$in0" "$in1"
 	flowed() { traffic_during "$rx0" "$rx1" || { traffic_during "$rx0" "$rx2" && [ "$running" = yes ]; }; }
 	check "changes_under_traffic_flowed (s1, s2 received: $rx0 -> $rx1 during, $rx2 after; the senders still sending: $running)" flowed
-
 	check "changes_under_traffic_senders_ok" udp_ok 5207 5208 5209
 	check "changes_under_traffic_accepted" test "$berr" = 0
 	check "counts_exact_after_changes (used $(st o1 pool_used)/$(st o2 pool_used) input $(st o1 pool_input))" pool_empty
