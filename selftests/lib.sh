@@ -370,6 +370,12 @@ data_tcp() {
 		if (a + 0 >= best) { best = a + 0; w = c }
 	} END { print w + 0 }'
 }
+# acked_over NS DST BYTES: the data connection from NS to DST (data_tcp's)
+# has more than BYTES acknowledged: its data flows (for a window timed
+# from the flow, not from starting a client that may take seconds to run)
+acked_over() { [ "$(data_tcp "$1" "$2" bytes_acked)" -gt "$3" ]; }
+# now_ms: the time of day in ms, from bash's clock (no process)
+now_ms() { local t=${EPOCHREALTIME//[!0-9]/}; echo $((t / 1000)); }
 
 # qdisc_stat NS DEV KEY: a key of the root qdisc's statistics (tc -s -j;
 # the root is listed first), "null" if absent.  Parsed by bash: under TCG

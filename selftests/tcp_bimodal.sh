@@ -193,14 +193,11 @@ vs_reno() {
 }
 
 # acked_5302: bytes_acked of the flow from port 5302, empty once it has
-# ended; acked_over BYTES: it has more than BYTES acknowledged
+# ended (data_tcp would then read the control connection's)
 acked_5302() {
 	ip netns exec "$S1" ss -tinH state established sport = :5302 |
 		sed -n 's/.*bytes_acked:\([0-9]*\).*/\1/p'
 }
-acked_over() { local a; a=$(acked_5302); [ "${a:-0}" -gt "$1" ]; }
-# now_ms: the time in ms, without a process
-now_ms() { local t=${EPOCHREALTIME//[!0-9]/}; echo $((t / 1000)); }
 
 # a timeout: blackhole the path for 2.5 s in the middle of a flow, 3 s
 # into its data (not into this test: under load iperf3 takes seconds to
@@ -230,7 +227,7 @@ rto_blackhole() {
 	# below instead of hanging the suite)
 	timeout 60 ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5301 --cport 5302 -t 24 -i 1 -J >"$out/rto.json" 2>/dev/null &
 	cl=$!
-	busywait 20000 acked_over 1000000
+	busywait 20000 acked_over "$S1" 10.9.0.2 1000000
 	t0=$(now_ms)
 	sleep 2
 	ip -n "$R1" route add blackhole 10.9.0.2/32

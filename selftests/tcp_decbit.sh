@@ -234,7 +234,7 @@ flow() {
 	PIDS+=("$c" "$qp" "$gp")
 	# the flow's start: data acknowledged (iperf3's control connection
 	# carries a few hundred bytes)
-	busywait 20000 acked_over 100000
+	busywait 20000 acked_over "$S1" 10.9.0.2 100000
 	t0=$(date +%s%N)
 	sleep 5
 	cwnd_min=100000 cwnd_max=0 samples=0
@@ -269,8 +269,6 @@ flow() {
 	read -r rtx rx_bytes < <(jq -r '[.end.sum_sent.retransmits, .end.sum_received.bytes] | @tsv' "$TMP_DIR/td.json" 2>/dev/null)
 	rm -f "$TMP_DIR/td.json"
 }
-# acked_over BYTES: the largest flow from s1 to d has BYTES acknowledged
-acked_over() { [ "$(data_tcp "$S1" 10.9.0.2 bytes_acked)" -gt "$1" ]; }
 
 one_flow() {
 	local fb0 fb1 n_inc n_dec n_hold bad_inc bad_dec
