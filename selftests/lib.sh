@@ -501,3 +501,6 @@ nic_router() {
 	# the router's neighbours, so that the first packets are not queued
 	busywait 5000 ip netns exec "$H0" ping -c1 -W1 10.51.0.2 >/dev/null
 }
+
+# the bottleneck sampled over netlink: qdisc_sampler, qdisc_rate
+. "$SELFTESTS_DIR/lib_sample.sh"

@@ -41,6 +41,8 @@ def roots(ns, devs, secs, ivl, raw_xstats=False):
             seq += 1
         yield now * 1000, qs
         step = ivl() if callable(ivl) else ivl
+        if now + step > secs:
+            break
         time.sleep(max(0.0, step - ((time.monotonic() - t0) - now)))
 
 
