@@ -47,8 +47,20 @@ measurement window (after the warm-up):
   B         the packets the path holds at congestion, the paper's B, from
             the path and the bottleneck alone: bdp + qmax
   B_served  the same with the rate the bottleneck served, mu * rtt0 + qmax
-            (logged: a busy guest's; the flows' windows at congestion stay
-            near B even then)
+            (a slow guest's bottleneck serves below its configured rate:
+            then the path holds this much)
+  rtt_path  the flows' mean RTT less the mean queue's wait at mu (ms): the
+            round trip the path gave beyond the bottleneck's queue (a busy
+            guest's timers fire late: above rtt0 then)
+  B_path    mu * rtt_path + qmax: the packets the path held at congestion,
+            from the bottleneck's samples and the flows' RTTs, not their
+            windows
+  served    mu over the configured rate in full-sized packets
+  busy      the packets the qdisc sent over the window against mu over
+            the same time: how busy the flows kept the link, at the rate
+            it could serve
+  gserved   goodput against mu full-sized packets' data a second: the
+            goodput at the rate the link served
 
 Either mode exits 1, printing why, when its input is missing or empty:
 no events of the N flows, a flow without samples or without data
@@ -76,8 +88,10 @@ def mean(xs):
     return statistics.mean(xs) if xs else 0
 
 
-# a full-sized packet as the bottleneck's qdisc counts it (1500 + Ethernet)
+# a full-sized packet as the bottleneck's qdisc counts it (1500 + Ethernet),
+# and the data it carries (TCP with timestamps)
 WIRE_BYTES = 1514
+MSS = 1448
 
 
 def fail(why):
@@ -95,6 +109,9 @@ def link(d, n):
         w1 = max(f["stop"] for f in flows)
         delay = res["topology"]["delay"]
         rate = res["topology"]["rate"]
+        summ = res["arms"][0]["summary"]
+        rtt_mean = summ["rtt_mean_ms"] / 1000
+        q_mean = summ["queue_mean"]
     except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
         fail(f"{d}/results.json: {e!r}")
     paths = glob.glob(os.path.join(d, "*", "rep1", "samples.jsonl"))
@@ -140,12 +157,29 @@ def link(d, n):
     if pk <= 0 or dt <= 0:
         fail("no interval in which the bottleneck held a standing queue")
     mu = pk / dt
+    # how busy the flows kept the link, at the rate it served: packets
+    # sent over the window against mu over the same time
+    if qs[-1]["t"] <= qs[0]["t"]:
+        fail("the bottleneck's samples span no time")
+    busy = (qs[-1]["packets"] - qs[0]["packets"]) / \
+        (mu * (qs[-1]["t"] - qs[0]["t"]))
     minrtt = [f.get("min_rtt_ms") for f in run.get("flows", [])]
     minrtt = min((x for x in minrtt if x), default=0)
     bdp = rate * delay / (8 * WIRE_BYTES)
+    # the round trip the path gave a packet beyond the bottleneck's queue:
+    # the flows' mean RTT less the mean queue's wait at mu (above the
+    # scenario's delay when a busy guest's timers fire late)
+    if not isinstance(rtt_mean, (int, float)) or \
+            not isinstance(q_mean, (int, float)):
+        fail("no mean RTT or queue in the arm's summary")
+    rtt_path = rtt_mean - q_mean / mu
     print(f"goodput={goodput:.0f} mu={mu:.1f} qmax={qmax} "
-          f"rtt0={delay * 1000:g} minrtt={minrtt:.1f} bdp={bdp:.1f} "
-          f"B={bdp + qmax:.1f} B_served={mu * delay + qmax:.1f}")
+          f"rtt0={delay * 1000:g} minrtt={minrtt:.1f} "
+          f"rtt_path={rtt_path * 1000:.1f} bdp={bdp:.1f} "
+          f"B={bdp + qmax:.1f} B_served={mu * delay + qmax:.1f} "
+          f"B_path={mu * rtt_path + qmax:.1f} "
+          f"served={mu * 8 * WIRE_BYTES / rate:.3f} busy={busy:.3f} "
+          f"gserved={goodput / (mu * 8 * MSS):.3f}")
 
 
 def main():

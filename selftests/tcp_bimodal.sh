@@ -68,12 +68,18 @@ link_field() { sed -n "s/.*\<$2=\([^ ]*\).*/\1/p" "$out/$1.link"; }
 # BDP 0.990-0.999, at 1 BDP 0.983-0.9999), and the fair share
 # the flows work with (the mean share carried by the events that end in
 # the known mode, after the first 5 s) against B/n, where B, the packets
-# the path holds at congestion, comes from the path and the bottleneck
-# alone: the configured rate times the scenario's round trip in
-# full-sized packets, plus the largest queue the bottleneck's samples saw
-# (bimodal_trace.py link, which also logs the rate it served).
-# The flows' windows at their congestion events give B as well (logged
-# as "windows"; not asserted on: it is the module's own figure).  (A
+# the path holds at congestion, comes from the bottleneck's samples and
+# the flows' RTTs (bimodal_trace.py link's B_path): the rate the
+# bottleneck served while it held a standing queue (mu) times the round
+# trip the path gave beyond that queue (the flows' mean RTT less the mean
+# queue's wait), plus the largest queue its samples saw.  A TCG guest's
+# shaper serves below its configured rate (mu 0.78-0.95 of 10 Mbit/s in
+# 20 runs of 2026-12-07), and its delay line's timers fire late: from the
+# configured rate and delay two flows' share read 0.818-1.028 of B/n, and
+# from mu and the configured delay four flows' read 1.044-1.151 (both
+# logged).  The flows' windows at their congestion events give B as well
+# (logged as "windows"; not asserted on: it is the module's own figure).
+# (A
 # single measurement, the paper's (a - bc) / beta, reads low here:
 # drop-tail does not make every flow measure in the same cycle, and while
 # one flow re-measures after a beta cut the others, in the known mode,
@@ -90,11 +96,11 @@ droptail() {
 	check "${tag}_traced" grep -q '^events=[1-9]' "$out/$id.sum"
 	"$SELFTESTS_DIR/bimodal_trace.py" link "$out/$id" "$n" >"$out/$id.link" 2>&1
 	check "${tag}_link_sampled" grep -q '^goodput=[1-9]' "$out/$id.link"
-	B=$(link_field "$id" B)
+	B=$(link_field "$id" B_path)
 	fair=$(trace_field "$id" fair)
 	log "$tag: util $(summary "$id" utilization) jain $(summary "$id" jain) drops $(summary "$id" drops) rtx $(summary "$id" retransmits); trace $(cat "$out/$id.sum")"
 	log "$tag: bottleneck $(cat "$out/$id.link")"
-	log "$tag: fair share ${fair:-?} against B/n = ${B:-?}/$n = $(awk -v b="${B:-0}" -v n="$n" 'BEGIN { printf "%.1f", b / n }') (windows: $(trace_field "$id" B)/$n)"
+	log "$tag: fair share ${fair:-?} against B/n = ${B:-?}/$n = $(awk -v b="${B:-0}" -v n="$n" 'BEGIN { printf "%.1f", b / n }') (with the configured rate and delay: $(link_field "$id" B)/$n; the served rate and the configured delay: $(link_field "$id" B_served)/$n; windows: $(trace_field "$id" B)/$n)"
 	perf_check "${tag}_jain_ge_0.97" fcmp "$(summary "$id" jain)" '>=' 0.97
 	perf_check "${tag}_fair_share_within_15pct_of_B_over_n" awk -v f="${fair:-x}" -v b="${B:-x}" -v n="$n" \
 		'BEGIN { exit !(f + 0 > 0 && b + 0 > 0 && f >= 0.85 * b / n && f <= 1.15 * b / n) }'
@@ -120,30 +126,41 @@ droptail() {
 #
 # The paper's effect, at 0.25 BDP: the same four flows with Reno, on the
 # same dumbbell in the same guest just after (check-bimodal's reno+pfifo
-# arm), and the goodput after the warm-up (data acknowledged).  The
-# issue's target, goodput at least 5 % above Reno's with epsilon = 1/8,
-# is not met in every run here, a benchmark figure.  The floors are set
-# just below 22 runs (tools/flakes, two one-vCPU guests side by side,
-# 2026-11-27; docs/testing.md): goodput over Reno's 0.994/1.099/1.164
-# on 6.1 (12 runs), 1.040/1.083/1.119 on 6.12 (10); utilisation
-# 0.860/0.881/0.982 and 0.874/0.899/0.914.  (Reno's utilisation in the
-# same runs: 0.767-0.907; the ratio is lowest where Reno's guest ran
-# best.)  A bimodal that cuts by beta at its fair share does about as
-# well here (1.042, 1.077: its "left" events still cut by epsilon): the
-# at_fair checks above kill it.
-Q4_UTIL_MIN=0.85
-Q4_RATIO_MIN=0.98
+# arm), and each arm's goodput after the warm-up (data acknowledged) at
+# the rate its bottleneck served while backlogged (bimodal_trace.py
+# link's gserved: goodput over mu full-sized packets' data a second).
+# A TCG guest's shaper serves below its configured 10 Mbit/s even while
+# backlogged, by an amount that moves with the host between two arms a
+# minute apart (0.80 and 0.91 of it in one run of 2026-12-07): the raw
+# goodputs' ratio measured that (0.937 and 0.972 there, where the served
+# ratio read 1.047 and 1.032).  For the same reason utilisation is how
+# busy the flows kept the link at its served rate (busy: packets sent
+# over mu); the configured rate's figures are logged.  The issue's
+# target, goodput 5 % above Reno's with epsilon = 1/8, is a benchmark
+# figure; the floors are set just below the runs of 2026-12-07
+# (docs/testing.md, where the raw ratio's earlier distributions are).
+# The served rate does not cancel a host that slows down a lot: in one
+# run of both guests at once Reno's arm saw its shaper serve 0.55 and
+# 0.60 of its rate (a path of half the packets, where the same buffer
+# suits Reno better), and the ratio read 1.008 and 1.007.
+# A bimodal that cuts by beta at its fair share does about as well here
+# (its "left" events still cut by epsilon): the at_fair checks above
+# kill it.
+Q4_BUSY_MIN=0.97
+Q4_RATIO_MIN=1.00
 droptail_q4() {
-	local bim=check-bimodal-bimodal+pfifo ren=check-bimodal-reno+pfifo gb gr
+	local bim=check-bimodal-bimodal+pfifo ren=check-bimodal-reno+pfifo gb gr busy
 	droptail 4 check-bimodal bimodal+pfifo q4
-	perf_check "q4_utilization_ge_$Q4_UTIL_MIN" fcmp "$(summary "$bim" utilization)" '>=' "$Q4_UTIL_MIN"
+	busy=$(link_field "$bim" busy)
+	perf_check "q4_link_busy (${busy:-null} >= $Q4_BUSY_MIN of its served rate; $(summary "$bim" utilization) of the configured)" \
+		fcmp "${busy:-null}" '>=' "$Q4_BUSY_MIN"
 	check "q4_reno_ran" run_arm check-bimodal reno+pfifo
 	"$SELFTESTS_DIR/bimodal_trace.py" link "$out/$ren" 4 >"$out/$ren.link" 2>&1
 	check "q4_reno_link_sampled" grep -q '^goodput=[1-9]' "$out/$ren.link"
-	gb=$(link_field "$bim" goodput)
-	gr=$(link_field "$ren" goodput)
-	log "q4 against reno: goodput bimodal ${gb:-?} reno ${gr:-?} bit/s, ratio $(awk -v a="${gb:-0}" -v b="${gr:-0}" 'BEGIN { if (b > 0) printf "%.3f", a / b }'); util bimodal $(summary "$bim" utilization) reno $(summary "$ren" utilization); reno's bottleneck $(cat "$out/$ren.link")"
-	perf_check "q4_goodput_ge_${Q4_RATIO_MIN}x_reno" awk -v a="${gb:-x}" -v b="${gr:-x}" -v m="$Q4_RATIO_MIN" \
+	gb=$(link_field "$bim" gserved)
+	gr=$(link_field "$ren" gserved)
+	log "q4 against reno: goodput at the served rate bimodal ${gb:-?} reno ${gr:-?}, ratio $(awk -v a="${gb:-0}" -v b="${gr:-0}" 'BEGIN { if (b > 0) printf "%.3f", a / b }'); goodput bimodal $(link_field "$bim" goodput) reno $(link_field "$ren" goodput) bit/s; util bimodal $(summary "$bim" utilization) reno $(summary "$ren" utilization); reno's bottleneck $(cat "$out/$ren.link")"
+	perf_check "q4_goodput_ge_${Q4_RATIO_MIN}x_reno (at the rates served)" awk -v a="${gb:-x}" -v b="${gr:-x}" -v m="$Q4_RATIO_MIN" \
 		'BEGIN { exit !(a + 0 > 0 && b + 0 > 0 && a / b >= m) }'
 }
 droptail_q4_1bdp() { droptail 4 check-bimodal-1bdp bimodal+pfifo-1bdp q4_1bdp; }
