@@ -60,9 +60,8 @@ xs() { "$SELFTESTS_DIR/hbh_xstats.py" "$1" "$2" | awk -v k="$3" '$1 == k { v = $
 # guest, put up to a few hundred ms between a count and its time, and
 # read a 10 Mbit/s shaper at 10.9 over 3 s
 a_bps() {
-	"$SELFTESTS_DIR/qdisc_sample.py" "$A" eth0 "$1.5" "${1}000" |
-		awk '!/^#/ { if (n++ == 0) { t0 = $1; b0 = $2 } t1 = $1; b1 = $2 }
-			END { if (n > 1 && t1 > t0) printf "%d", (b1 - b0) * 8000 / (t1 - t0) }'
+	"$SELFTESTS_DIR/qdisc_sample.py" "$A" eth0 "$1.5" "${1}000" | qdisc_rate 1 |
+		awk '$3 > 1 { printf "%d", $1 }'
 }
 # tx_packets NS DEV: frames DEV has sent (empty if unreadable)
 tx_packets() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/tx_packets" 2>/dev/null; }
