@@ -7,7 +7,7 @@
 #   a (input host)   =hin=>  r  =o1=> s1
 #   b (upstream net) =htr=>  r  =o2=> s2
 #
-# r's egresses o1 and o2 carry decbit qdiscs paced at 10 Mbit/s in pool 7
+# r's egresses o1 and o2 carry decbit qdiscs paced at 5 Mbit/s in pool 7
 # (N_T = 20 buffers, IBL 0.25: N_I = 5); arrivals on hin are input, those
 # on htr transit.  Options and bad options; input refused beyond N_I while
 # transit passes (measured at the receivers); the pool shared by both
@@ -25,7 +25,15 @@ require_module sch_decbit
 
 NT=20		# pool_limit
 NI=5		# floor(0.25 * 20)
-C=10000000	# each egress, bit/s
+C=5000000	# each egress, bit/s (RATE)
+RATE=5mbit
+# each UDP flow's offer, three times an egress.  (Until 2026-12-07 the
+# egresses ran at 10 Mbit/s and the flows at 30: a one-vCPU guest of that
+# day's host no longer sent the 60 Mbit/s of two flows, the pair filled
+# 0.86-0.96 of one egress, and what the tests below need, an egress
+# overloaded, did not happen.)
+OFFER=15M
+NEAR_MIN=0.65	# the lesser egress's share of C (two_egresses)
 
 rt() { tc -n "$R" "$@"; }
 st() { qdisc_stat "$R" "$1" "$2"; }
@@ -36,8 +44,8 @@ no_roots() { rt qdisc del dev o1 root 2>/dev/null; rt qdisc del dev o2 root 2>/d
 pool_qdiscs() {
 	no_roots
 	defer no_roots
-	rt qdisc add dev o1 root decbit rate 10mbit pool 7 pool_limit $NT ibl 0.25 input hin &&
-	rt qdisc add dev o2 root decbit rate 10mbit pool 7 input hin
+	rt qdisc add dev o1 root decbit rate $RATE pool 7 pool_limit $NT ibl 0.25 input hin &&
+	rt qdisc add dev o2 root decbit rate $RATE pool 7 input hin
 }
 
 # the options, shown as text and JSON; a second qdisc joins the pool
@@ -119,7 +127,7 @@ udp_ok() {
 # hold in every sample and its peaks are seen.  How many samples fill the
 # 4 s is the guest's speed, not the pool's: a sample every 20 ms is asked
 # for, and the host of 2026-12-07 gave 25-39 of the 200 (the sampler's
-# Python waits behind 60 Mbit/s of UDP on one vCPU), earlier hosts 45 and
+# Python waits behind the flows' UDP on one vCPU), earlier hosts 45 and
 # more; each count is logged.
 GAP_MAX=500
 
@@ -203,7 +211,7 @@ window_bps() {
 hold() { rt filter add dev "$(in_dev "$1")" ingress pref 1 protocol ip flower ip_proto udp dst_port "$2" action drop; }
 release() { rt filter del dev "$(in_dev "$1")" ingress pref 1; }
 
-# udp_pair SECS NS1 DST1 PORT1 NS2 DST2 PORT2: two 30 Mbit/s UDP flows,
+# udp_pair SECS NS1 DST1 PORT1 NS2 DST2 PORT2: two UDP flows of OFFER,
 # measured over SECS once both run.  iperf3 starts a UDP test with one
 # datagram that it never sends again: when one flow's UDP fills the pool
 # first, the other's start is refused (the hogging Lam & Lien's limits
@@ -227,13 +235,13 @@ udp_pair() {
 	busywait 5000 pool_empty
 	sample $((dur + 1)) "$(rx_ns "$3"):eth0:$4,$(rx_ns "$6"):eth0:$7"
 	stamp ts
-	udp "$2" "$3" "$4" 30M $dur &
+	udp "$2" "$3" "$4" $OFFER $dur &
 	u1=$!
 	busywait 8000 grew 10 $ten && one=yes
 	hold "$2" "$4" && held=yes
 	stamp ta
 	busywait 3000 drained "$ta" || log "the pool did not drain while the first flow was held"
-	udp "$5" "$6" "$7" 30M $dur &
+	udp "$5" "$6" "$7" $OFFER $dur &
 	u2=$!
 	busywait 8000 grew 11 $ten && [ $held = yes ] && started=$one
 	stamp tb
@@ -257,11 +265,11 @@ input_alone() {
 	local in_used in_input smp_ok=no
 	pool_qdiscs || return 1
 	sample 4
-	udp "$A" 10.11.0.2 5201 30M 3
+	udp "$A" 10.11.0.2 5201 $OFFER 3
 	sampled && smp_ok=yes
 	in_used=$(col_max 4)
 	in_input=$(col_max 5)
-	log "input alone, 30 Mbit/s into 10: $(rx 5201) bit/s received (status $(cat "$TMP_DIR/rc.5201")); $(nsamples) samples (complete: $smp_ok): pool_used max $in_used, pool_input max $in_input; ibl_dropped $(st o1 ibl_dropped), pool_dropped $(st o1 pool_dropped)"
+	log "input alone, $OFFER into $RATE: $(rx 5201) bit/s received (status $(cat "$TMP_DIR/rc.5201")); $(nsamples) samples (complete: $smp_ok): pool_used max $in_used, pool_input max $in_input; ibl_dropped $(st o1 ibl_dropped), pool_dropped $(st o1 pool_dropped)"
 	# (what the checks below measure happened: the flow ran and
 	# delivered, the pool was sampled throughout)
 	check "input_traffic_flowed" udp_ok 5201
@@ -285,7 +293,7 @@ input_and_transit() {
 	mix_input=$(col_max 5)
 	win_used=$(col_max 4 "$pw")
 	win_ibl=$(col_grew 6 "$pw")
-	log "input and transit, 30 Mbit/s each, in the 4 s both ran: input $rx_in bit/s, transit $rx_tr bit/s of payload received; $(nsamples "$pw") samples: pool_used max $win_used, ibl_dropped +$win_ibl, pool_dropped +$(col_grew 7 "$pw"); over all $(nsamples) samples (complete: $smp_ok): pool_used max $mix_used, pool_input max $mix_input"
+	log "input and transit, $OFFER each, in the 4 s both ran: input $rx_in bit/s, transit $rx_tr bit/s of payload received; $(nsamples "$pw") samples: pool_used max $win_used, ibl_dropped +$win_ibl, pool_dropped +$(col_grew 7 "$pw"); over all $(nsamples) samples (complete: $smp_ok): pool_used max $mix_used, pool_input max $mix_input"
 	check "input_and_transit_started (both flows reached their receivers: $started)" test $started = yes
 	check "input_and_transit_senders_ok (iperf3 exit 0: $ok)" test $ok = yes
 	check "input_and_transit_measured_in_flows ($in_flows)" test $in_flows = yes
@@ -295,7 +303,7 @@ input_and_transit() {
 	limited_passes() {
 		fcmp "$rx_in" '>' 100000 && fcmp "$rx_tr" '>=' "$(awk -v i="$rx_in" 'BEGIN { print 2.9 * i }')"
 	}
-	# (the shares show only under overload: 60 Mbit/s into 10.  The
+	# (the shares show only under overload: twice OFFER into one C.  The
 	# buffers split 15 : 5, and the link about so: 20 runs read 3.04-3.33;
 	# the floor 2.9, was 2)
 	perf_check "input_limited_transit_passes (transit $rx_tr >= 2.9 x input $rx_in > 0)" limited_passes
@@ -310,7 +318,7 @@ input_and_transit() {
 # transit to both egresses: one pool of N_T for the two queues; counts
 # back to zero once the queues drain
 two_egresses() {
-	local sh_used q1 q2 others ok=no r1 r2 d1 d2 pw=$TMP_DIR/pw
+	local sh_used q1 q2 others ok=no r1 r2 d1 d2 near pw=$TMP_DIR/pw
 	pool_qdiscs || return 1
 	udp_pair 4 "$B" 10.11.0.2 5202 "$B" 10.12.0.2 5203 && ok=yes
 	r1=$rx1 r2=$rx2
@@ -322,7 +330,7 @@ two_egresses() {
 	# samples while both ran where o1's pool count exceeds o1's own queue
 	# by >= 3, with o2 holding >= 3: o2's packets are in o1's pool
 	others=$(awk '!/^#/ && $4 >= $2 + 3 && $3 >= 3 { n++ } END { print n + 0 }' "$pw")
-	log "two egresses, transit 30 Mbit/s each, in the 4 s both ran: $r1 and $r2 bit/s of payload received; queue max o1 $q1 o2 $q2; samples with both queues in the pool $others of $(nsamples "$pw"); pool_dropped o1 +$d1 o2 +$d2; over all $(nsamples) samples (complete: $smp_ok): pool_used max $sh_used"
+	log "two egresses, transit $OFFER each, in the 4 s both ran: $r1 and $r2 bit/s of payload received; queue max o1 $q1 o2 $q2; samples with both queues in the pool $others of $(nsamples "$pw"); pool_dropped o1 +$d1 o2 +$d2; over all $(nsamples) samples (complete: $smp_ok): pool_used max $sh_used"
 	check "two_egresses_started (both flows reached their receivers: $started)" test $started = yes
 	check "two_egresses_senders_ok (iperf3 exit 0: $ok)" test $ok = yes
 	check "two_egresses_measured_in_flows ($in_flows)" test $in_flows = yes
@@ -330,16 +338,17 @@ two_egresses() {
 		eval 'test "$smp_ok" = yes && fcmp "$gap" "<=" $GAP_MAX'
 	check "pool_bounded_for_two_egresses ($sh_used <= $NT)" fcmp "$sh_used" '<=' $NT
 	# (both queues in the pool at once, and the pool full, need both
-	# egresses overloaded: a guest too slow to send 60 Mbit/s sees neither)
+	# egresses overloaded: a guest too slow to send twice OFFER sees neither)
 	# (20 runs: 21-95 samples of the 4 s; the floor 15, was 5)
 	perf_check "pool_shared_by_two_egresses ($others samples >= 15)" test "$others" -ge 15
 	# (each qdisc's own limit is 1000: only the pool refuses)
 	perf_check "both_egresses_refused_by_pool (+$d1, +$d2)" eval 'fcmp "$d1" ">" 0 && fcmp "$d2" ">" 0'
 	check "both_egresses_served ($r1, $r2 >= 1000000 bit/s)" eval 'fcmp "$r1" ">=" 1000000 && fcmp "$r2" ">=" 1000000'
-	# (one pool of 20 for two 10 Mbit/s links: one queue at times holds
-	# it all and the other link idles, the hogging Lam & Lien describe;
-	# 20 runs: the lesser egress 7.10-8.38 Mbit/s, the floor 6.5)
-	perf_check "both_egresses_near_their_rate ($r1, $r2 >= 6500000 bit/s)" eval 'fcmp "$r1" ">=" 6500000 && fcmp "$r2" ">=" 6500000'
+	# (one pool of 20 for two links: one queue at times holds it all and
+	# the other link idles, the hogging Lam & Lien describe; 20 runs at
+	# 10 Mbit/s: the lesser egress 0.710-0.838 of C, the floor 0.65)
+	near=$(awk -v c=$C -v f=$NEAR_MIN 'BEGIN { print c * f }')
+	perf_check "both_egresses_near_their_rate ($r1, $r2 >= $near bit/s)" eval 'fcmp "$r1" ">=" "$near" && fcmp "$r2" ">=" "$near"'
 
 	# 14: counts back to zero once the queues drain
 	busywait 5000 pool_empty
@@ -397,11 +406,11 @@ changes_under_traffic() {
 		qdisc change dev o1 root decbit noinput
 		qdisc change dev o2 root decbit pool 7
 		qdisc change dev o1 root decbit input hin ibl 0.25
-		qdisc replace dev o2 root decbit rate 10mbit pool 7 input hin
+		qdisc replace dev o2 root decbit rate $RATE pool 7 input hin
 		qdisc change dev o1 root decbit pool 0
 		qdisc change dev o1 root decbit pool 7
 		qdisc del dev o2 root
-		qdisc add dev o2 root decbit rate 10mbit pool 7 input hin
+		qdisc add dev o2 root decbit rate $RATE pool 7 input hin
 		EOF
 	done
 	nops=$(wc -l <"$ops")
@@ -412,11 +421,11 @@ changes_under_traffic() {
 		return 1
 	defer rt filter del dev hin ingress pref 2
 	defer rt filter del dev htr ingress pref 2
-	udp "$A" 10.11.0.2 5207 30M 20 &
+	udp "$A" 10.11.0.2 5207 $OFFER 20 &
 	u1=$!
-	udp "$B" 10.11.0.2 5208 30M 20 &
+	udp "$B" 10.11.0.2 5208 $OFFER 20 &
 	u2=$!
-	udp "$B" 10.12.0.2 5209 30M 20 &
+	udp "$B" 10.12.0.2 5209 $OFFER 20 &
 	u3=$!
 	# the changes start once both receivers get packets (at most 5 s);
 	# 20 s flows outlast that and the changes (6-16 s in a slow guest)
