@@ -33,7 +33,7 @@ RATE=5mbit
 # 0.86-0.96 of one egress, and what the tests below need, an egress
 # overloaded, did not happen.)
 OFFER=15M
-NEAR_MIN=0.65	# the lesser egress's share of C (two_egresses)
+NEAR_MIN=0.60	# the lesser egress's share of C (two_egresses)
 
 rt() { tc -n "$R" "$@"; }
 st() { qdisc_stat "$R" "$1" "$2"; }
@@ -339,14 +339,23 @@ two_egresses() {
 	check "pool_bounded_for_two_egresses ($sh_used <= $NT)" fcmp "$sh_used" '<=' $NT
 	# (both queues in the pool at once, and the pool full, need both
 	# egresses overloaded: a guest too slow to send twice OFFER sees neither)
-	# (20 runs: 21-95 samples of the 4 s; the floor 15, was 5)
-	perf_check "pool_shared_by_two_egresses ($others samples >= 15)" test "$others" -ge 15
+	# (a share of the window's samples, whose number is the guest's
+	# speed: 14 runs of 2026-12-07 at 5 Mbit/s read 0.36-0.85 of 25-105
+	# samples; the floor 0.30, and at least 5 samples.  Counted, it was
+	# >= 15, from 20 runs of 21-95 samples at 10 Mbit/s.)
+	shared_in_pool() {
+		local n
+		n=$(nsamples "$pw")
+		test "$others" -ge 5 && fcmp "$others" '>=' "$(awk -v n="$n" 'BEGIN { print 0.30 * n }')"
+	}
+	perf_check "pool_shared_by_two_egresses ($others of $(nsamples "$pw") samples >= 0.30 of them, >= 5)" shared_in_pool
 	# (each qdisc's own limit is 1000: only the pool refuses)
 	perf_check "both_egresses_refused_by_pool (+$d1, +$d2)" eval 'fcmp "$d1" ">" 0 && fcmp "$d2" ">" 0'
 	check "both_egresses_served ($r1, $r2 >= 1000000 bit/s)" eval 'fcmp "$r1" ">=" 1000000 && fcmp "$r2" ">=" 1000000'
 	# (one pool of 20 for two links: one queue at times holds it all and
-	# the other link idles, the hogging Lam & Lien describe; 20 runs at
-	# 10 Mbit/s: the lesser egress 0.710-0.838 of C, the floor 0.65)
+	# the other link idles, the hogging Lam & Lien describe; 20 runs of
+	# 2026-12-07 at 5 Mbit/s: the lesser egress 0.606-0.929 of C, the
+	# floor 0.60; at 10 Mbit/s 0.710-0.838, the floor was 0.65)
 	near=$(awk -v c=$C -v f=$NEAR_MIN 'BEGIN { print c * f }')
 	perf_check "both_egresses_near_their_rate ($r1, $r2 >= $near bit/s)" eval 'fcmp "$r1" ">=" "$near" && fcmp "$r2" ">=" "$near"'
 
@@ -379,6 +388,15 @@ traffic_during() {
 
 # flowing_since "A1 A2": both receivers' counts grew since then
 flowing_since() { traffic_during "$1" "$(rx_packets)"; }
+# port_packets NS PORT: the UDP datagrams to PORT counted at NS's eth0
+# (a receiver's flower counter, pref PORT); "null" if not read
+port_packets() {
+	local f
+	f=$(tc -n "$1" -s -j filter show dev eth0 ingress pref "$2")
+	[[ $f =~ \"packets\":([0-9]+) ]] && echo "${BASH_REMATCH[1]}" || echo null
+}
+# port_got NS PORT N: at least N datagrams reached the counter
+port_got() { fcmp "$(port_packets "$1" "$2")" '>=' "$3"; }
 # offered: "<packets for s1 into r from a> <packets for s2 into r from b>"
 # (changes_under_traffic's counting filters)
 offered() {
@@ -421,14 +439,28 @@ changes_under_traffic() {
 		return 1
 	defer rt filter del dev hin ingress pref 2
 	defer rt filter del dev htr ingress pref 2
-	udp "$A" 10.11.0.2 5207 $OFFER 20 &
-	u1=$!
-	udp "$B" 10.11.0.2 5208 $OFFER 20 &
-	u2=$!
-	udp "$B" 10.12.0.2 5209 $OFFER 20 &
+	# The flows start one at a time, each once the pool is empty: a
+	# flow's first datagram (iperf3 never sends it again) refused by a
+	# pool the others filled left the o2 flow with nothing to send in one
+	# of 20 runs (2026-12-07).  Each runs alone until ten of its
+	# datagrams reached their receiver, then r drops it on arrival (hold,
+	# for the o2 and the first o1 flow) while the next starts; all flow
+	# from the changes on.  The flows outlast the starts (each 2-5 s)
+	# and the changes (6-16 s in a slow guest).
+	udp "$B" 10.12.0.2 5209 $OFFER 34 &
 	u3=$!
-	# the changes start once both receivers get packets (at most 5 s);
-	# 20 s flows outlast that and the changes (6-16 s in a slow guest)
+	busywait 8000 port_got "$S2" 5209 10 || log "the o2 flow: not ten datagrams at its receiver in 8 s"
+	hold "$B" 5209 && busywait 3000 pool_empty
+	udp "$A" 10.11.0.2 5207 $OFFER 31 &
+	u1=$!
+	busywait 8000 port_got "$S1" 5207 10 || log "the input flow: not ten datagrams at its receiver in 8 s"
+	hold "$A" 5207 && busywait 3000 pool_empty
+	udp "$B" 10.11.0.2 5208 $OFFER 28 &
+	u2=$!
+	busywait 8000 port_got "$S1" 5208 10 || log "the second o1 flow: not ten datagrams at its receiver in 8 s"
+	release "$B"
+	release "$A"
+	log "flows at their receivers: $(port_packets "$S1" 5207) $(port_packets "$S1" 5208) $(port_packets "$S2" 5209) datagrams"
 	rx0=$(rx_packets)
 	busywait 5000 flowing_since "$rx0" ||
 		log "after 5 s, not both receivers getting packets: $rx0 -> $(rx_packets)"
@@ -551,12 +583,14 @@ setup_prepare() {
 	# r's hooks to hold a flow on arrival
 	tc -n "$S1" qdisc add dev eth0 clsact && tc -n "$S2" qdisc add dev eth0 clsact &&
 		rt qdisc add dev hin clsact && rt qdisc add dev htr clsact || return 1
-	for p in 5202 5204 5205; do
+	for p in 5202 5204 5205 5207 5208; do
 		tc -n "$S1" filter add dev eth0 ingress pref $p protocol ip \
 			flower ip_proto udp dst_port $p action pass || return 1
 	done
-	tc -n "$S2" filter add dev eth0 ingress pref 5203 protocol ip \
-		flower ip_proto udp dst_port 5203 action pass || return 1
+	for p in 5203 5209; do
+		tc -n "$S2" filter add dev eth0 ingress pref $p protocol ip \
+			flower ip_proto udp dst_port $p action pass || return 1
+	done
 	iperf3_servers "$S1" 5201 5202 5204 5205 5207 5208 &&
 	iperf3_servers "$S2" 5203 5209
 }

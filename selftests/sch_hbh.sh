@@ -233,7 +233,7 @@ hbh_fill() {
 	# lost of ~5000 with no drop in any qdisc, socket or backlog counter:
 	# allow 0.2% outside the hops' queues, none in them.
 	check "udp_no_loss_anywhere (qdisc drops $drops, iperf3 lost $lost of $sent)" test "$drops" = 0 -a "$lost" -ge 0 -a "$sent" -gt 0 -a $((500 * lost)) -le "$sent"
-	perf_check "udp_queue_within_20pct_of_setpoint" fcmp "$(awk -v a="$qset" -v s=$SP 'BEGIN { d = a - s; if (d < 0) d = -d; print d / s }')" '<=' 0.20
+	perf_check "udp_queue_within_20pct_of_setpoint (mean $qset of $SP)" fcmp "$(awk -v a="$qset" -v s=$SP 'BEGIN { d = a - s; if (d < 0) d = -d; print d / s }')" '<=' 0.20
 	check "feedback_flowing" test "$(hstat "$R2" fb_sent)" -gt 100 -a "$(hstat "$R1" fb_received)" -gt 100 -a "$(hstat "$H0" fb_received)" -gt 100
 	check "source_controlled" test "$h0_controlled" -ge 1
 	check "receiver_side_uncontrolled" test "$(hstat "$R3" controlled)" = 0
