@@ -412,7 +412,7 @@ offered() {
 # queues, moves between pools, input lists, replace, delete and add, link
 # down and up (reset); then the counts are exact again
 changes_under_traffic() {
-	local ops i nops u1 u2 u3 t0 berr rx0 rx1 in0 in1 mon
+	local ops i nops u1 u2 u3 t0 t_start opened berr rx0 rx1 in0 in1 mon
 	pool_qdiscs || return 1
 	ops=$TMP_DIR/ops
 	: >"$ops"
@@ -439,28 +439,32 @@ changes_under_traffic() {
 		return 1
 	defer rt filter del dev hin ingress pref 2
 	defer rt filter del dev htr ingress pref 2
-	# The flows start one at a time, each once the pool is empty: a
-	# flow's first datagram (iperf3 never sends it again) refused by a
-	# pool the others filled left the o2 flow with nothing to send in one
-	# of 20 runs (2026-12-07).  Each runs alone until ten of its
-	# datagrams reached their receiver, then r drops it on arrival (hold,
-	# for the o2 and the first o1 flow) while the next starts; all flow
-	# from the changes on.  The flows outlast the starts (each 2-5 s)
-	# and the changes (6-16 s in a slow guest).
-	udp "$B" 10.12.0.2 5209 $OFFER 34 &
-	u3=$!
-	busywait 8000 port_got "$S2" 5209 10 || log "the o2 flow: not ten datagrams at its receiver in 8 s"
-	hold "$B" 5209 && busywait 3000 pool_empty
-	udp "$A" 10.11.0.2 5207 $OFFER 31 &
+	# Each flow's opening datagram (iperf3 never sends it again) must find
+	# room: one refused by the pool the other flows had filled left the o2
+	# flow with nothing to send in one of 20 runs (2026-12-07).  So r
+	# drops every data datagram (1428 bytes) on arrival until all three
+	# flows have opened (their receivers counted a datagram each, at most
+	# 15 s; 10 s in a slow guest), and then lets them all in; each flow
+	# lasts 30 s from its opening.  (Started one at a time instead,
+	# each alone until ten datagrams arrived, they took 17 s to start in
+	# a slow guest and ended before the changes did.)
+	t_start=$SECONDS
+	rt filter add dev hin ingress pref 1 protocol ip u32 match ip protocol 17 0xff \
+		match u16 1428 0xffff at 2 action drop &&
+		rt filter add dev htr ingress pref 1 protocol ip u32 match ip protocol 17 0xff \
+		match u16 1428 0xffff at 2 action drop || return 1
+	udp "$A" 10.11.0.2 5207 $OFFER 30 &
 	u1=$!
-	busywait 8000 port_got "$S1" 5207 10 || log "the input flow: not ten datagrams at its receiver in 8 s"
-	hold "$A" 5207 && busywait 3000 pool_empty
-	udp "$B" 10.11.0.2 5208 $OFFER 28 &
+	udp "$B" 10.11.0.2 5208 $OFFER 30 &
 	u2=$!
-	busywait 8000 port_got "$S1" 5208 10 || log "the second o1 flow: not ten datagrams at its receiver in 8 s"
-	release "$B"
+	udp "$B" 10.12.0.2 5209 $OFFER 30 &
+	u3=$!
+	busywait 15000 eval 'port_got "$S1" 5207 1 && port_got "$S1" 5208 1 && port_got "$S2" 5209 1' ||
+		log "not every flow opened in 15 s"
+	opened="$(port_packets "$S1" 5207) $(port_packets "$S1" 5208) $(port_packets "$S2" 5209)"
 	release "$A"
-	log "flows at their receivers: $(port_packets "$S1" 5207) $(port_packets "$S1" 5208) $(port_packets "$S2" 5209) datagrams"
+	release "$B"
+	log "flows opened $((SECONDS - t_start)) s after they started (datagrams at their receivers then: $opened)"
 	rx0=$(rx_packets)
 	busywait 5000 flowing_since "$rx0" ||
 		log "after 5 s, not both receivers getting packets: $rx0 -> $(rx_packets)"

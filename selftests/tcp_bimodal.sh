@@ -49,7 +49,7 @@ run_arm() {
 	rc=$?
 	trace_off
 	cat "$tr/trace" >"$d.trace"
-	grep -e '^| [a-z]' -e 'testbed built in' -e ' done in ' "$d.log" | grep -v '^| arm' | sed 's/^/# /'
+	grep -e '^| [a-z]' -e 'testbed built in' -e ' done in ' -e 'ended .* after the run' -e 'torn down in' -e 'computed in' "$d.log" | grep -v '^| arm' | sed 's/^/# /'
 	[ $rc = 0 ] && [ -s "$d/results.json" ]
 }
 summary() { jq -r ".arms[0].summary.$2 // \"null\"" "$out/$1/results.json" 2>/dev/null; }

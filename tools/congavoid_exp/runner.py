@@ -152,6 +152,9 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
                 p.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 p.kill()
+        t_end = time.monotonic()
+        log(f"flows and samplers ended {t_end - t0 - sc.duration:.1f} s "
+            "after the run's time")
         with open(outdir / "samples.jsonl", "w", encoding="utf-8") as fh:
             for s in sampler.samples:
                 fh.write(json.dumps(s) + "\n")
@@ -161,9 +164,12 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
         for p in procs:
             if p.poll() is None:
                 p.kill()
+        t_down = time.monotonic()
         bed.destroy()
+        log(f"testbed torn down in {time.monotonic() - t_down:.1f} s")
         if old_params:
             set_module_params(arm["cc"], old_params)
+    t_post = time.monotonic()
     results = {f["id"]: _flow_result(f, outdir) for f in sc.flows}
     res = metrics.dumbbell(sc, arm, sampler.samples, results,
                            _udp_series(sc.flows, outdir))
@@ -190,6 +196,7 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
         log("trace: " + tracing.summary(res["breakdown"]))
     with open(outdir / "metrics.json", "w", encoding="utf-8") as fh:
         json.dump(res, fh, indent=1)
+    log(f"figures computed in {time.monotonic() - t_post:.1f} s")
     res["testbed"] = record
     return res
 
