@@ -100,16 +100,21 @@ def send(cc, daddr, port, dev, bulk, idle, rtt_ms):
         time.sleep(0.01)
     info = s.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 104)
     cwnd = struct.unpack("I", info[80:84])[0]     # tcpi_snd_cwnd
-    before = len(pkts)
     time.sleep(idle)
+    # the packets are split at the restart by their own timestamps
+    # (CLOCK_REALTIME, as time.time()): the capture thread may still hold
+    # packets of the bulk phase when the pause ends (a slow guest's
+    # Python), and a split by count put them after the pause (idle_s
+    # 0.002 in a 6.12 guest, 2026-12-07)
+    resume = time.time()
     writer = threading.Thread(target=lambda: [s.send(CHUNK) for _ in range(64)])
     writer.start()
     time.sleep(2 + rtt_ms / 1000)
     stop.set()
     t.join()
     writer.join(timeout=30)
-    last = [p for p in pkts[1:before] if p[0] is not None]
-    after = [p for p in pkts[before:] if p[0] is not None]
+    last = [p for p in pkts[1:] if p is not None and p[0] is not None and p[0] < resume]
+    after = [p for p in pkts[1:] if p is not None and p[0] is not None and p[0] >= resume]
     if not after or not last:
         print(f"cwnd_before {cwnd} segs_first_rtt null segs_after null idle_s null")
         return 1
