@@ -113,8 +113,9 @@ def send(cc, daddr, port, dev, bulk, idle, rtt_ms):
     stop.set()
     t.join()
     writer.join(timeout=30)
-    last = [p for p in pkts[1:] if p is not None and p[0] is not None and p[0] < resume]
-    after = [p for p in pkts[1:] if p is not None and p[0] is not None and p[0] >= resume]
+    seen = [p for p in pkts[1:] if p[0] is not None]
+    last = [p for p in seen if p[0] < resume]
+    after = [p for p in seen if p[0] >= resume]
     if not after or not last:
         print(f"cwnd_before {cwnd} segs_first_rtt null segs_after null idle_s null")
         return 1

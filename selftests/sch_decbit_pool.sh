@@ -25,8 +25,8 @@ require_module sch_decbit
 
 NT=20		# pool_limit
 NI=5		# floor(0.25 * 20)
-C=5000000	# each egress, bit/s (RATE)
-RATE=5mbit
+C=5000000	# each egress, bit/s
+RATE=$((C / 1000))kbit
 # each UDP flow's offer, three times an egress.  (Until 2026-12-07 the
 # egresses ran at 10 Mbit/s and the flows at 30: a one-vCPU guest of that
 # day's host no longer sent the 60 Mbit/s of two flows, the pair filled
@@ -388,25 +388,21 @@ traffic_during() {
 
 # flowing_since "A1 A2": both receivers' counts grew since then
 flowing_since() { traffic_during "$1" "$(rx_packets)"; }
-# port_packets NS PORT: the UDP datagrams to PORT counted at NS's eth0
-# (a receiver's flower counter, pref PORT); "null" if not read
-port_packets() {
+# filter_packets NS DEV PREF: the packets a counting filter of DEV's
+# clsact ingress in NS has seen; "null" if not read
+filter_packets() {
 	local f
-	f=$(tc -n "$1" -s -j filter show dev eth0 ingress pref "$2")
+	f=$(tc -n "$1" -s -j filter show dev "$2" ingress pref "$3")
 	[[ $f =~ \"packets\":([0-9]+) ]] && echo "${BASH_REMATCH[1]}" || echo null
 }
+# port_packets NS PORT: the UDP datagrams to PORT at a receiver (its
+# flower counter on eth0, pref PORT)
+port_packets() { filter_packets "$1" eth0 "$2"; }
 # port_got NS PORT N: at least N datagrams reached the counter
 port_got() { fcmp "$(port_packets "$1" "$2")" '>=' "$3"; }
 # offered: "<packets for s1 into r from a> <packets for s2 into r from b>"
 # (changes_under_traffic's counting filters)
-offered() {
-	local p f
-	for p in hin htr; do
-		f=$(rt -s -j filter show dev "$p" ingress pref 2)
-		[[ $f =~ \"packets\":([0-9]+) ]] && echo -n "${BASH_REMATCH[1]} " || echo -n "null "
-	done
-	echo
-}
+offered() { echo "$(filter_packets "$R" hin 2) $(filter_packets "$R" htr 2)"; }
 
 # a thousand changes on both interfaces under traffic: limits that trim
 # queues, moves between pools, input lists, replace, delete and add, link

@@ -152,9 +152,8 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
                 p.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 p.kill()
-        t_end = time.monotonic()
-        log(f"flows and samplers ended {t_end - t0 - sc.duration:.1f} s "
-            "after the run's time")
+        log(f"flows and samplers ended "
+            f"{time.monotonic() - t0 - sc.duration:.1f} s after the run's time")
         with open(outdir / "samples.jsonl", "w", encoding="utf-8") as fh:
             for s in sampler.samples:
                 fh.write(json.dumps(s) + "\n")
