@@ -268,14 +268,53 @@ static void test_service_start(void **state)
 	assert_int_equal(decbit_service_start(bu, bu, len, false, 0), bu);
 	assert_int_equal(decbit_service_start(bu + len - 1, bu, len, false, 0), bu);
 	assert_int_equal(decbit_service_start(bu + len, bu, len, false, 0), bu + len);
-	/* a waiting packet catches up within the allowance only */
+	/* a waiting packet catches up within the allowance */
 	assert_int_equal(decbit_service_start(bu + 3000000, bu, len, true, cu), bu);
-	assert_int_equal(decbit_service_start(bu + cu, bu, len, true, cu), bu + cu);
-	/* one that arrived to an idle link does not */
+	assert_int_equal(decbit_service_start(bu + cu - 1, bu, len, true, cu), bu);
+	/* later, it keeps the allowance: only the excess is lost */
+	assert_int_equal(decbit_service_start(bu + cu, bu, len, true, cu), bu);
+	assert_int_equal(decbit_service_start(bu + 10000000, bu, len, true, cu),
+			 bu + 10000000 - cu);
+	/* with no allowance it starts at its dequeue (the one service time aside) */
+	assert_int_equal(decbit_service_start(bu + 3000000, bu, len, true, 0),
+			 bu + 3000000);
+	/* one that arrived to an idle link does not catch up */
 	assert_int_equal(decbit_service_start(bu + 3000000, bu, len, false, cu),
 			 bu + 3000000);
 	/* a link idle since time 0 (a fresh qdisc) */
 	assert_int_equal(decbit_service_start(5 * cu, 0, len, false, cu), 5 * cu);
+}
+
+/* lost link time: what a waiting packet's start trails the link's freeing by */
+static void test_service_lost(void **state)
+{
+	const u64 bu = 1000000, len = 600000, cu = 4000000;
+	u64 now, start;
+	int i;
+
+	(void)state;
+	/* within the allowance nothing is lost */
+	start = decbit_service_start(bu + 3000000, bu, len, true, cu);
+	assert_int_equal(decbit_service_lost(start, bu, true), 0);
+	/* 10 ms late with 4 ms of allowance: 6 ms lost */
+	start = decbit_service_start(bu + 10000000, bu, len, true, cu);
+	assert_int_equal(decbit_service_lost(start, bu, true), 6000000);
+	/* no allowance: all of the lateness */
+	start = decbit_service_start(bu + 10000000, bu, len, true, 0);
+	assert_int_equal(decbit_service_lost(start, bu, true), 10000000);
+	/* an idle link loses nothing, however long it idled */
+	start = decbit_service_start(bu + 10000000, bu, len, false, cu);
+	assert_int_equal(decbit_service_lost(start, bu, false), 0);
+	/* a backlogged link served late n times loses n x (late - allowance) */
+	now = bu;
+	for (i = 0; i < 100; i++) {
+		u64 b = now;
+
+		now = b + 7000000;
+		start = decbit_service_start(now, b, len, true, cu);
+		assert_int_equal(decbit_service_lost(start, b, true), 3000000);
+		now = start + len;
+	}
 }
 
 int main(void)
@@ -291,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_large_times),
 		cmocka_unit_test(test_rescale_keeps_average),
 		cmocka_unit_test(test_service_start),
+		cmocka_unit_test(test_service_lost),
 	};
 
 	return cmocka_run_group_tests_name("decbit_avg", tests, NULL, NULL);

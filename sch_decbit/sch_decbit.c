@@ -12,7 +12,8 @@
  * threshold (default 1 packet).  The averaging lives in decbit_avg.h.
  *
  * With "rate" the qdisc serves its queue at that rate itself (a watchdog
- * paces dequeue; a late watchdog costs no link time within "catchup"), so
+ * paces dequeue; a late watchdog costs only what exceeds "catchup" of link
+ * time, counted in the xstats' lost_ns), so
  * the packet in service is known exactly and the qdisc can be the
  * bottleneck of a veth link.  Without it the head of the queue
  * is the packet in service: right for a root qdisc on a real NIC and for a
@@ -132,6 +133,7 @@ struct decbit_sched_data {
 	u64 overlimit_dropped;
 	u64 ibl_dropped;
 	u64 pool_dropped;
+	u64 lost_ns;			/* link time lost to late dequeues */
 };
 
 /* Input: sent by this router itself or arrived on an input interface. */
@@ -385,13 +387,15 @@ static struct sk_buff *decbit_dequeue(struct Qdisc *sch)
 		start = decbit_service_start(now, q->avg.busy_until, len_ns,
 					     q->head_waited,
 					     READ_ONCE(q->catchup));
+		q->lost_ns += decbit_service_lost(start, q->avg.busy_until,
+						  q->head_waited);
 		until = start + len_ns;
 	}
 	decbit_avg_service(&q->avg, now, decbit_backlog(sch), until);
 	skb = qdisc_dequeue_head(sch);
 	decbit_release(q, skb);
-	/* the next head, if any, is already waiting */
-	q->head_waited = q->segs > 0;
+	/* the next head, if any, is already waiting (for a paced link) */
+	q->head_waited = q->rate && q->segs > 0;
 	return skb;
 }
 
@@ -756,6 +760,7 @@ static int decbit_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.ibl_dropped	= q->ibl_dropped,
 		.pool_dropped	= q->pool_dropped,
 		.input_qlen	= q->input_segs,
+		.lost_ns	= q->lost_ns,
 	};
 	pool = q->pool;
 	if (pool) {

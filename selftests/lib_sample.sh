@@ -37,3 +37,23 @@ qdisc_rate() {
 			print ""
 		}'
 }
+
+# qdisc_lost FROM_MS TO_MS [RATE] < SAMPLES: the share of the time from
+# FROM_MS to TO_MS (between the first and last samples in it) that a
+# decbit qdisc's link lost to late dequeues (the 6th column, lost_ns), and
+# those milliseconds lost; with RATE, over the intervals qdisc_rate's
+# "backlogged" counts only (they began with an interval's worth of bytes
+# queued at RATE).  "nan 0" without two such samples or that column.
+qdisc_lost() {
+	awk -v lo="$1" -v hi="$2" -v r="${3:-}" '
+		!/^#/ && $1 >= lo && $1 <= hi && NF >= 6 {
+			if (n++ > 0 && (r == "" || qb * 8 >= r * ($1 - t1) / 1000)) {
+				lost += $6 - l1; ms += $1 - t1
+			}
+			t1 = $1; l1 = $6; qb = $5
+		}
+		END {
+			if (ms > 0) printf "%.3f %.1f\n", lost / 1e6 / ms, lost / 1e6
+			else print "nan 0"
+		}'
+}

@@ -4,7 +4,8 @@
 
   qdisc_sample.py NS DEV SECONDS INTERVAL_MS [SLOW_MS AFTER_S]
 Prints "# ready" once the socket is open, then one line per sample: "<ms
-since start> <bytes sent> <packets queued> <drops> <bytes queued>", from one process
+since start> <bytes sent> <packets queued> <drops> <bytes queued>", and for
+a decbit qdisc "<link time lost, ns>" (its xstats' lost_ns), from one process
 (forking tc per sample is slow under TCG).  pool_sample.py uses its loop.
 With SLOW_MS and AFTER_S, every SLOW_MS ms from AFTER_S seconds after the
 traffic began (the first sample with 100 kB more sent than the first):
@@ -75,12 +76,14 @@ def main():
     if len(sys.argv) > 6:
         rates = TwoRates(ivl, float(sys.argv[5]) / 1000, float(sys.argv[6]))
         ivl = rates
-    for ms, (q,) in roots(ns, [dev], secs, ivl):
+    for ms, (q,) in roots(ns, [dev], secs, ivl, raw_xstats=True):
         if rates:
             rates.see(ms, q)
         if q:
+            x = netlink.decbit_xstats(q["xstats"]) if q.get("kind") == "decbit" else None
+            lost = f" {x['lost_ns']}" if x and "lost_ns" in x else ""
             print(f"{ms:.0f} {q.get('bytes', 0)} {q.get('qlen', 0)} {q.get('drops', 0)} "
-                  f"{q.get('backlog', 0)}",
+                  f"{q.get('backlog', 0)}{lost}",
                   flush=True)
 
 

@@ -38,8 +38,8 @@ maxops=${STRESS_OPS:-100000}
 moddir=$TOP_DIR/build/$(uname -r)
 out=$TMP_DIR
 
-hstat() {	# hstat NS DEV FIELD: a field of the root qdisc's JSON stats
-	tc -n "$1" -s -j qdisc show dev "$2" root | jq -r ".[0].$3 // 0"
+hstat() {	# hstat NS DEV FIELD: a field of the root qdisc's JSON stats ("null" if unread)
+	tc -n "$1" -s -j qdisc show dev "$2" root 2>/dev/null | jq -r ".[0].$3 // \"null\"" 2>/dev/null || echo null
 }
 deadline=$((EPOCHSECONDS + secs + 60))	# set again when the workers start
 alive() { [ "$EPOCHSECONDS" -lt "$deadline" ]; }	# no process: a fork costs
@@ -202,7 +202,7 @@ concurrent_churn() {
 	log "in ${secs}s: $counts"
 	log "rmmod tried: $(sort "$out/rmmod_tries" 2>/dev/null | uniq -c | xargs); unloaded and put back: $(sort "$out/unloaded" 2>/dev/null | uniq -c | xargs)"
 	log "tcp: $(cat "$out/switch")"
-	log "h0's hbh: $((fb1 - fb0)) reports taken, $((rej1 - rej0)) refused"
+	log "h0's hbh: reports taken $fb0 -> $fb1, refused $rej0 -> $rej1"
 	ops() { sed -n 's/^ops=\([0-9]*\).*/\1/p' "$out/$1" 2>/dev/null; }
 	enough() {
 		local w
@@ -216,7 +216,9 @@ concurrent_churn() {
 		done
 	}
 	check "every_worker_ran" enough
-	check "reports_reached_h" test $((fb1 - fb0)) -gt 0 -a $((rej1 - rej0)) -gt 0
+	check "reports_reached_h (taken $fb0 -> $fb1, refused $rej0 -> $rej1)" \
+		eval '[[ $fb0$fb1$rej0$rej1 =~ ^[0-9]+$ ]] && [ $((fb1 - fb0)) -gt 0 ] && [ $((rej1 - rej0)) -gt 0 ]'
+
 	# once more as the worker does, so that sch_hbh's rmmod was tried at
 	# least once while H's qdisc held it (the worker picks at random)
 	if rmmod sch_hbh 2>/dev/null; then
@@ -312,7 +314,7 @@ reload_under_reports() {
 	kill $inj 2>/dev/null
 	wait $inj 2>/dev/null
 	log "after reloading: r1's hbh sent $sent reports, h0's took $fb"
-	check "reloaded_hbh_takes_reports" test "$sent" -gt 0 -a "$fb" -gt 0
+	check "reloaded_hbh_takes_reports ($sent sent, $fb taken)" eval '[[ $sent$fb =~ ^[0-9]+$ ]] && [ "$sent" -gt 0 ] && [ "$fb" -gt 0 ]'
 	tc -n "$R" qdisc del dev r1 root
 	tc -n "$H" qdisc del dev h0 root
 	# the namespaces' deletion left nothing behind

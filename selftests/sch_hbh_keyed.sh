@@ -65,9 +65,8 @@ a_bps() {
 }
 # tx_packets NS DEV: frames DEV has sent (empty if unreadable)
 tx_packets() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/tx_packets" 2>/dev/null; }
-# udp_flow RATE: the flow a -> d, in the background until the test ends
-# (key_mismatch stops its first one earlier): a test's steps take longer
-# on a slow guest, and flows of a fixed length ended before the debug
+# udp_flow RATE: the flow a -> d, in the background until the test ends:
+# a test's steps take longer on a slow guest, and flows of a fixed length ended before the debug
 # kernel's measurements began
 udp_flow() {
 	ip netns exec "$A" iperf3 -c 10.2.0.2 -u -b "$1" -l 1400 -t 600 --cport 40000 >/dev/null 2>&1 &
@@ -364,40 +363,33 @@ per_link_keys() {
 	check "link_key_controls ($ctl)" test "$ctl" -ge 1
 }
 
-# different keys: every report refused, none applied; r loses no more of
-# the flow than r as a fifo of the same size does (mode fifo, limit 100:
-# hbh's flow_limit), the same offered load
-r_loss() {	# r_loss: "<drops> <packets>" of r's qdisc on down
-	echo "$(st "$R" down drops) $(st "$R" down packets)"
-}
+# different keys: every report refused, none applied, and r loses only
+# the flow's excess: with 8 Mbit/s offered to its 5 Mbit/s, r's qdisc
+# sends at its rate (the target, 0.95 of it: a link busy while it has
+# work), whatever the refused reports.  Until 2026-12-08 this compared
+# the loss with r as a fifo a few seconds later, which measured the UDP
+# sender's speed in each window as much as r (CI: 0.390 against 0.363).
 key_mismatch() {
-	local bad rcv ctl sent d0 p0 d1 p1 lossm lossf
+	local bad rcv ctl sent util n d0 d1 p0 p1 loss
 	hbh_on "$A" eth0 rate "$(kbit 10000)" key "$K1"
 	hbh_on "$R" down rate "$(kbit 5000)" key "$K2"
 	udp_flow "$(kbit 8000 K)"
 	sleep 1
-	read -r d0 p0 <<<"$(r_loss)"
-	sleep 3
-	read -r d1 p1 <<<"$(r_loss)"
+	read -r d0 p0 <<<"$(st "$R" down drops) $(st "$R" down packets)"
+	# r's rate over 3 s, its bytes and their times read by one process
+	read -r util n < <("$SELFTESTS_DIR/qdisc_sample.py" "$R" down 3.5 3000 |
+		qdisc_rate $((5000000 / SCALE)) | awk '{ print $1, $3 }')
+	read -r d1 p1 <<<"$(st "$R" down drops) $(st "$R" down packets)"
 	sent=$(st "$R" down fb_sent) bad=$(st "$A" eth0 fb_badauth)
 	rcv=$(st "$A" eth0 fb_received) ctl=$(st "$A" eth0 controlled)
-	lossm=$(awk -v d=$((d1 - d0)) -v p=$((p1 - p0)) 'BEGIN { if (d + p > 0) printf "%.3f", d / (d + p); else print "null" }')
-	kill "$UDP_PID"
-	wait "$UDP_PID" 2>/dev/null
-	sleep 1
-	ip netns exec "$R" tc qdisc replace dev down root hbh rate "$(kbit 5000)" mode fifo limit 100
-	udp_flow "$(kbit 8000 K)"
-	sleep 1
-	read -r d0 p0 <<<"$(r_loss)"
-	sleep 3
-	read -r d1 p1 <<<"$(r_loss)"
-	lossf=$(awk -v d=$((d1 - d0)) -v p=$((p1 - p0)) 'BEGIN { if (d + p > 0) printf "%.3f", d / (d + p); else print "null" }')
-	log "mismatch: r sent $sent reports; a: fb_badauth $bad, fb_received $rcv, controlled $ctl; r lost $lossm of the flow's packets in 3 s, as a fifo of 100 packets $lossf"
+	loss=$(awk -v d=$((d1 - d0)) -v p=$((p1 - p0)) 'BEGIN { if (d + p > 0) printf "%.3f", d / (d + p); else print "null" }')
+	log "mismatch: r sent $sent reports; a: fb_badauth $bad, fb_received $rcv, controlled $ctl; r sent at $util of its rate over 3 s ($n samples) and lost $loss of the flow's packets"
 	check "mismatch_reports_sent ($sent)" test "$sent" -gt 0
 	check "mismatch_refused ($bad)" test "$bad" -gt 0
 	check "mismatch_none_applied ($rcv, $ctl controlled)" eval 'test "$rcv" = 0 && test "$ctl" = 0'
-	check "mismatch_flows_ran (loss $lossm keyed, $lossf fifo)" eval 'fcmp "$lossm" ">=" 0 && fcmp "$lossf" ">" 0'
-	check "mismatch_loss_as_fifo ($lossm <= $lossf + 0.02)" fcmp "$lossm" "<=" "$(awk -v f="$lossf" 'BEGIN { print f + 0.02 }')"
+	# the precondition: the flow overloaded r (it dropped the excess)
+	check "mismatch_flow_overloads_r (loss $loss, $n samples)" eval 'fcmp "$loss" ">" 0 && test "${n:-0}" -ge 2'
+	check "mismatch_r_at_its_rate ($util >= 0.95)" fcmp "$util" ">=" 0.95
 }
 
 setup_prepare() {

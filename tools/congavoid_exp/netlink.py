@@ -148,12 +148,20 @@ DECBIT_XSTATS_FIELDS = (
     "pool_used", "pool_input", "pool_input_limit", "input_qlen")
 
 
+# lost_ns, after those (a module older than it sends none)
+DECBIT_XSTATS_LOST = struct.Struct("=Q")
+
+
 def decbit_xstats(raw):
     """A decbit qdisc's xstats bytes as a dict (None if they are too short:
-    a module older than the pool counters)."""
+    a module older than the pool counters; no lost_ns from a module older
+    than that counter)."""
     if raw is None or len(raw) < DECBIT_XSTATS.size:
         return None
-    return dict(zip(DECBIT_XSTATS_FIELDS, DECBIT_XSTATS.unpack_from(raw)))
+    d = dict(zip(DECBIT_XSTATS_FIELDS, DECBIT_XSTATS.unpack_from(raw)))
+    if len(raw) >= DECBIT_XSTATS.size + DECBIT_XSTATS_LOST.size:
+        d["lost_ns"] = DECBIT_XSTATS_LOST.unpack_from(raw, DECBIT_XSTATS.size)[0]
+    return d
 
 
 # Offsets of the mark counter in each kind's xstats.

@@ -309,6 +309,10 @@ static int decbit_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	return 0;
 }
 
+/* the xstats' length up to and including MEMBER */
+#define XSTATS_END(member) (offsetof(struct tc_decbit_xstats, member) + \
+			    sizeof(((struct tc_decbit_xstats *)0)->member))
+
 static int decbit_print_xstats(struct qdisc_util *qu, FILE *f,
 			       struct rtattr *xstats)
 {
@@ -334,7 +338,7 @@ static int decbit_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_u64(PRINT_ANY, "overlimit_dropped", " overlimit_dropped %llu",
 		  st.overlimit_dropped);
 	print_u64(PRINT_ANY, "cycles", " cycles %llu", st.cycles);
-	if (len < sizeof(st))
+	if (len < XSTATS_END(input_qlen))
 		return 0;
 	print_u64(PRINT_ANY, "ibl_dropped", " ibl_dropped %llu", st.ibl_dropped);
 	print_u64(PRINT_ANY, "pool_dropped", " pool_dropped %llu",
@@ -344,6 +348,10 @@ static int decbit_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_uint(PRINT_ANY, "pool_input_limit", " pool_input_limit %u",
 		   st.pool_input_limit);
 	print_uint(PRINT_ANY, "input_qlen", " input_qlen %u", st.input_qlen);
+	/* a module before the lost time counter stops here */
+	if (len < XSTATS_END(lost_ns))
+		return 0;
+	print_u64(PRINT_ANY, "lost_ns", " lost_ns %llu", st.lost_ns);
 	return 0;
 }
 
