@@ -204,15 +204,22 @@ decbit_requeues() {
 
 # hbh reports across the driver
 hbh_reports() {
-	local bps sent got rej
+	local bps sent got rej rq
 	defer no_root "$R" nic1
 	defer no_root "$H0" nic0
 	tc -n "$R" qdisc replace dev nic1 root hbh rate 40mbit hoprtt 2ms
 	tc -n "$H0" qdisc replace dev nic0 root hbh rate 200mbit hoprtt 2ms
+	# r's queue every 100 ms while the flows run (logged: a link that
+	# idles with nothing queued was starved by h0, not by r's shaper)
+	qdisc_sampler "$R" nic1 6 "$TMP_DIR/hbhq" 100
 	bps=$(flows 4 2)
+	wait "$sampler_pid"
+	# (the samples that end an interval in which r sent something)
+	rq=$(awk '!/^#/ { if (seen && $2 > p) { s += $3; n++; if ($3 == 0) z++ } p = $2; seen = 1 }
+		END { if (n) printf "mean %.1f packets, empty in %d of %d samples", s / n, z, n; else print "not sampled" }' "$TMP_DIR/hbhq")
 	sent=$(qdisc_stat "$R" nic1 fb_sent) got=$(qdisc_stat "$H0" nic0 fb_received)
 	rej=$(qdisc_stat "$H0" nic0 fb_rejected)
-	log "hbh: $bps bit/s; r sent $sent reports, h0 received $got, rejected $rej, ignored $(qdisc_stat "$H0" nic0 fb_entries_ignored)"
+	log "hbh: $bps bit/s; r's queue $rq; r sent $sent reports, h0 received $got, rejected $rej, ignored $(qdisc_stat "$H0" nic0 fb_entries_ignored)"
 	check "hbh_flows_ran ($bps bit/s)" ran "$bps"
 	check "hbh_reports_sent ($sent)" test "$sent" -gt 100
 	check "hbh_reports_received_across_nic ($got)" test "$got" -gt 100

@@ -83,14 +83,17 @@ flows_ran() {
 # tcp_decbit: no drops and no retransmissions (the target; 0 in each of
 # the 18 measurements logged by 2026-11-27: it was "at most 3", for a
 # tail-loss probe or two while the guest stalls), queue <= 3, and the
-# utilisation floors, each just below the 20 runs of 2026-12-07 (make
-# check's one-vCPU guests side by side, 10 a kernel; docs/testing.md):
-# at C = 2 0.900-0.951, and CI's 0.888 the same day, so the 90 %
-# is a benchmark figure here (met in 20 of 21), 0.88 the floor; at C = 1
-# 0.602-0.872 (the lowest two in the same runs of both guests at once:
-# the host, not the kernel; 0.80 with a CPU to spare).
+# utilisation floors, each just below the runs of 2026-12-07 (make
+# check's one-vCPU guests side by side, 10 a kernel a series;
+# docs/testing.md): at C = 2 three series, 0.900-0.951, 0.836-0.948 and
+# 0.898-0.950, and CI's 0.888 and 0.876, so the 90 % is a
+# benchmark figure here, 0.83 the floor (0.88, set from the first series,
+# failed 3 of the second's 20); at C = 1 0.602-0.872 (the lowest two in
+# the same runs of both guests at once: the host, not the kernel; 0.80
+# with a CPU to spare).  The qdisc's own shaper is not what moves C = 2:
+# it lost 0.001-0.010 of the window to late timers (lost_ns, logged).
 decbit_source() {
-	local floor1=0.80 floor2=0.88 fb0 c floor
+	local floor1=0.80 floor2=0.83 fb0 c floor
 	[ "$(nproc)" -ge 2 ] || floor1=0.60
 	log "$(nproc) vCPU: utilisation floors $floor1 at C = 1, $floor2 at C = 2"
 	fb0=$(decbit_fallbacks)

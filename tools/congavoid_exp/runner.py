@@ -72,7 +72,10 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
                                     outdir / "trace.txt")
         d = bed.dst
         log(f"testbed built in {time.monotonic() - t_build:.1f} s")
+        t_rec = time.monotonic()
         record["before"] = meta.testbed(bed.ns, bed.prefix, tc_env())
+        log(f"testbed recorded in {time.monotonic() - t_rec:.1f} s")
+        t_rec = time.monotonic()
         for f in sc.flows:
             if f["kind"] == "tcp":
                 port = IPERF_BASE + f["id"]
@@ -83,6 +86,7 @@ def run_once(sc, arm, rep, outdir, log, trace=None):
         for f in sc.flows:
             if f["kind"] == "tcp":
                 _wait_listen(d, IPERF_BASE + f["id"])
+        log(f"servers listening in {time.monotonic() - t_rec:.1f} s")
         t0 = time.monotonic() + 0.5
         (outdir / "t0").write_text(f"{t0:.6f}\n")
         for f in sc.flows:
