@@ -109,21 +109,27 @@ marking() {
 # keeps its rate (catchup 100ms: more than any timer here is late), and
 # catchup never takes it above the rate.  catchup 0 (one service time of
 # grace only) loses the lateness, and the qdisc counts it (lost_ns): what
-# the link sent and what it lost add up to the time it had work (0.95-1.02
-# of it, the target's precision), and with catchup 100ms it lost nothing
-# (at most 0.01).  10 Mbit/s under 60 offered: the one-vCPU guest's UDP
+# the link sent and what it lost add up to the time it had work (0.98-1.02
+# of it: 0.997-1.002 in 20 runs, where the link sent 0.908-0.979 and lost
+# 0.020-0.091; a counter that counted nothing read 0.954 on a quiet host
+# against a bound of 0.95), and with catchup 100ms it lost nothing (at
+# most 0.01).  10 Mbit/s under 60 offered: the one-vCPU guest's UDP
 # sender once offered only about 26 Mbit/s, and at 40 Mbit/s the queue
 # then never built (make check, 6.1, 2026-11-27); on a host where the
 # guests ran about 1.5 times slower (2026-12-07) it did not keep 20 Mbit/s
 # backlogged for 1 s in three runs of four (0.25-0.88 s, mean queue 13-38
 # packets).
 rate_catchup() {
-	local c u q n ub ms rc lost lms sum u0=nan u100=nan ms100=0
+	local c u q n ub ms rc lost lms sum sz u0=nan u100=nan ms100=0
 	for c in 0 100ms; do
 		decbit_root rate 10mbit limit 300 catchup "$c"
 		# the sampler first: a flood slows a process's start by seconds
 		qdisc_sampler "$R1" rb0 7 "$TMP_DIR/cu.$c"
-		ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5202 -u -b 60M -l 1400 \
+		# (catchup 0: 700-byte datagrams at 20 Mbit/s, a service time of
+		# 0.6 ms, so that more of the timers' lateness is lost and counted)
+		if [ "$c" = 0 ]; then sz="-b 20M -l 700"; else sz="-b 60M -l 1400"; fi
+		# shellcheck disable=SC2086 # (two options)
+		ip netns exec "$S1" iperf3 -c 10.9.0.2 -p 5202 -u $sz \
 			-t 5 >"$TMP_DIR/catchup.$c" 2>&1
 		rc=$?
 		[ $rc = 0 ] || log "iperf3: $(tail -n 3 "$TMP_DIR/catchup.$c" | xargs)"
@@ -140,8 +146,8 @@ rate_catchup() {
 		check "catchup_${c}_lost_within_idle ($ub sent + $lost lost <= 1.02)" fcmp "$sum" '<=' 1.02
 		if [ "$c" = 0 ]; then
 			u0=$ub
-			perf_check "catchup_0_lost_is_the_shortfall ($ub sent + $lost lost >= 0.95, over $ms ms backlogged)" \
-				eval 'fcmp "$sum" ">=" 0.95 && [ "$ms" -ge 1000 ]'
+			perf_check "catchup_0_lost_is_the_shortfall ($ub sent + $lost lost >= 0.98, over $ms ms backlogged)" \
+				eval 'fcmp "$sum" ">=" 0.98 && [ "$ms" -ge 1000 ]'
 		else
 			u100=$ub ms100=$ms
 			check "catchup_100ms_lost_nothing ($lost <= 0.01)" fcmp "$lost" '<=' 0.01
