@@ -172,34 +172,39 @@ static inline bool decbit_avg_arrival(struct decbit_avg *a,
  * When the head packet, dequeued at @now (not before @busy_until, when the
  * link freed up), starts a service of @len_ns.  A dequeue late by less
  * than one service time starts at @busy_until.  A packet that was already
- * waiting at @busy_until (@waited) keeps up to @catchup_ns of the time its
- * late dequeue cost: it starts at @busy_until if the dequeue is late by
- * less than that, else @catchup_ns before @now (a token bucket of depth
- * @catchup_ns: the link sends at most @catchup_ns worth of packets back to
- * back, and loses only the lateness beyond it).  A packet that arrived to
- * an idle link starts at @now.
+ * waiting at @busy_until (@waited) keeps up to max(@catchup_ns, @len_ns)
+ * of the time its late dequeue cost (a token bucket of that depth): it
+ * starts at @busy_until if the dequeue is late by less, else that long
+ * before @now, so the link sends at most that much back to back and
+ * loses only the lateness beyond it.  A packet that arrived to an idle
+ * link, or to one never paced (@busy_until 0), starts at @now.
  */
 static inline u64 decbit_service_start(u64 now, u64 busy_until, u64 len_ns,
 				       bool waited, u64 catchup_ns)
 {
+	u64 depth = catchup_ns > len_ns ? catchup_ns : len_ns;
 	u64 late = now - busy_until;
 
 	if (late < len_ns)
 		return busy_until;
-	if (!waited)
+	if (!waited || !busy_until)
 		return now;
-	if (late < catchup_ns)
+	if (late < depth)
 		return busy_until;
-	return now - catchup_ns;
+	return now - depth;
 }
 
 /*
  * The link time a service starting at @start lost, ns: the time since
- * @busy_until if the packet was waiting then (an idle link loses nothing).
+ * @busy_until if the packet was waiting then; an idle link, or one never
+ * paced (@busy_until 0), lost nothing.  The packet may have arrived after
+ * @busy_until if that was earlier than the previous dequeue (a catch-up):
+ * then up to the bucket's depth of idle time counts as lost.
  */
 static inline u64 decbit_service_lost(u64 start, u64 busy_until, bool waited)
 {
-	return waited && start > busy_until ? start - busy_until : 0;
+	return waited && busy_until && start > busy_until ?
+	       start - busy_until : 0;
 }
 
 /* The head packet starts service at @now and leaves at @until. */

@@ -275,9 +275,9 @@ static void test_service_start(void **state)
 	assert_int_equal(decbit_service_start(bu + cu, bu, len, true, cu), bu);
 	assert_int_equal(decbit_service_start(bu + 10000000, bu, len, true, cu),
 			 bu + 10000000 - cu);
-	/* with no allowance it starts at its dequeue (the one service time aside) */
+	/* with no allowance it keeps one service time */
 	assert_int_equal(decbit_service_start(bu + 3000000, bu, len, true, 0),
-			 bu + 3000000);
+			 bu + 3000000 - len);
 	/* one that arrived to an idle link does not catch up */
 	assert_int_equal(decbit_service_start(bu + 3000000, bu, len, false, cu),
 			 bu + 3000000);
@@ -299,12 +299,25 @@ static void test_service_lost(void **state)
 	/* 10 ms late with 4 ms of allowance: 6 ms lost */
 	start = decbit_service_start(bu + 10000000, bu, len, true, cu);
 	assert_int_equal(decbit_service_lost(start, bu, true), 6000000);
-	/* no allowance: all of the lateness */
+	/* no allowance: all of the lateness but one service time */
 	start = decbit_service_start(bu + 10000000, bu, len, true, 0);
-	assert_int_equal(decbit_service_lost(start, bu, true), 10000000);
+	assert_int_equal(decbit_service_lost(start, bu, true), 10000000 - len);
 	/* an idle link loses nothing, however long it idled */
 	start = decbit_service_start(bu + 10000000, bu, len, false, cu);
 	assert_int_equal(decbit_service_lost(start, bu, false), 0);
+	/* a link never paced (busy_until 0: a fresh qdisc, or one whose rate
+	 * was 0) lost nothing, whatever the flag says: a rate set again while
+	 * packets wait must not count the time since boot
+	 */
+	start = decbit_service_start(5000000000ULL, 0, len, true, cu);
+	assert_int_equal(decbit_service_lost(start, 0, true), 0);
+	/* an allowance below one service time: the grace is the service
+	 * time, and the loss grows from 0 with the lateness (no jump)
+	 */
+	start = decbit_service_start(bu + len, bu, len, true, 0);
+	assert_int_equal(decbit_service_lost(start, bu, true), 0);
+	start = decbit_service_start(bu + len + 1000, bu, len, true, 0);
+	assert_int_equal(decbit_service_lost(start, bu, true), 1000);
 	/* a backlogged link served late n times loses n x (late - allowance) */
 	now = bu;
 	for (i = 0; i < 100; i++) {

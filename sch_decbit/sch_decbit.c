@@ -605,8 +605,10 @@ static int decbit_change(struct Qdisc *sch, struct nlattr *opt,
 
 		psched_ratecfg_precompute(&q->rcfg, &rs, rate);
 		WRITE_ONCE(q->rate, rate);
-		if (!rate)
+		if (!rate) {
 			q->avg.busy_until = 0;
+			q->head_waited = false;
+		}
 	}
 	if (tb[TCA_DECBIT_INPUT]) {
 		const u32 *idx = nla_data(tb[TCA_DECBIT_INPUT]);

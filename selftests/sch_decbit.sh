@@ -108,12 +108,12 @@ marking() {
 # link freed up keeps up to catchup of the time, so an overloaded link
 # keeps its rate (catchup 100ms: more than any timer here is late), and
 # catchup never takes it above the rate.  catchup 0 (one service time of
-# grace only) loses the lateness, and the qdisc counts it (lost_ns): what
-# the link sent and what it lost add up to the time it had work (0.98-1.02
-# of it: 0.997-1.002 in 20 runs, where the link sent 0.908-0.979 and lost
-# 0.020-0.091; a counter that counted nothing read 0.954 on a quiet host
-# against a bound of 0.95), and with catchup 100ms it lost nothing (at
-# most 0.01).  10 Mbit/s under 60 offered: the one-vCPU guest's UDP
+# grace only) loses the lateness beyond it, and the qdisc counts that
+# (lost_ns): what the link sent and what it lost add up to the time it
+# had work (0.98-1.02 of it: 0.997-1.002 in 20 runs, where the link sent
+# 0.908-0.979 and lost 0.020-0.091; a counter that counted nothing read
+# 0.954 on a quiet host against a bound of 0.95), and with catchup 100ms
+# it lost nothing (at most 0.01).  10 Mbit/s under 60 offered: the one-vCPU guest's UDP
 # sender once offered only about 26 Mbit/s, and at 40 Mbit/s the queue
 # then never built (make check, 6.1, 2026-11-27); on a host where the
 # guests ran about 1.5 times slower (2026-12-07) it did not keep 20 Mbit/s

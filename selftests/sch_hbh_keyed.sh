@@ -366,7 +366,7 @@ per_link_keys() {
 # different keys: every report refused, none applied, and r loses only
 # the flow's excess: with 8 Mbit/s offered to its 5 Mbit/s, r's qdisc
 # sends at its rate (the target, 0.95 of it: a link busy while it has
-# work), whatever the refused reports.  Until 2026-12-08 this compared
+# work), whatever the refused reports.  Until 2026-12-07 this compared
 # the loss with r as a fifo a few seconds later, which measured the UDP
 # sender's speed in each window as much as r (CI: 0.390 against 0.363).
 key_mismatch() {

@@ -33,11 +33,11 @@ enum {
 #define DECBIT_RATE_MAX		(1ULL << 40)	/* bytes/s: 8.8 Tbit/s */
 /*
  * With a rate: a packet that was waiting when the link freed up keeps up
- * to this much of the time a late pacing timer cost it (a token bucket of
- * this depth): its service starts when the link freed up if the timer was
- * late by less, else this long before its dequeue, and only the excess is
- * link time lost (lost_ns).  A packet that arrived to an idle link starts
- * at its dequeue (with one service time of grace either way).
+ * to this much (at least one service time) of the time a late dequeue cost
+ * it, a token bucket of that depth: its service starts when the link freed
+ * up if the dequeue was late by less, else that long before the dequeue,
+ * and only the excess is link time lost (lost_ns).  A packet that arrived
+ * to an idle link starts at its dequeue (with one service time of grace).
  */
 #define DECBIT_CATCHUP_MAX	100000000U	/* ns: 100 ms */
 
@@ -71,7 +71,7 @@ struct tc_decbit_xstats {
 	__u32 pool_input;	/* of which by input packets */
 	__u32 pool_input_limit;	/* N_I = floor(IBL * N_T) */
 	__u32 input_qlen;	/* input packets in this qdisc's queue */
-	/* with a rate: link time lost to dequeues later than catchup, ns */
+	/* with a rate: link time late dequeues lost beyond catchup, ns */
 	__u64 lost_ns;
 };
 
