@@ -119,6 +119,11 @@ class Options(unittest.TestCase):
                           x["pool_input_limit"], x["input_qlen"]),
                          (1, 4, 7, 8, 9, 10, 11, 12))
         self.assertIsNone(netlink.decbit_xstats(raw[:48]))
+        # a module before lost_ns sends 80 bytes: no such key; one with it
+        # 88, the counter last
+        self.assertNotIn("lost_ns", x)
+        x = netlink.decbit_xstats(raw + struct.pack("Q", 13))
+        self.assertEqual((x["input_qlen"], x["lost_ns"]), (12, 13))
 
 
 if __name__ == "__main__":
