@@ -172,26 +172,28 @@ static inline bool decbit_avg_arrival(struct decbit_avg *a,
  * When the head packet, dequeued at @now (not before @busy_until, when the
  * link freed up), starts a service of @len_ns.  A dequeue late by less
  * than one service time starts at @busy_until.  A packet that was already
- * waiting at @busy_until (@waited) keeps up to max(@catchup_ns, @len_ns)
- * of the time its late dequeue cost (a token bucket of that depth): it
- * starts at @busy_until if the dequeue is late by less, else that long
- * before @now, so the link sends at most that much back to back and
- * loses only the lateness beyond it.  A packet that arrived to an idle
- * link, or to one never paced (@busy_until 0), starts at @now.
+ * waiting at @busy_until (@waited) keeps up to @catchup_ns of the time its
+ * late dequeue cost: it starts at @busy_until if the dequeue is late by
+ * less than that, else @catchup_ns before @now (a token bucket of depth
+ * @catchup_ns: the link sends at most @catchup_ns worth of packets back to
+ * back, and loses only the lateness beyond it).  With @catchup_ns below
+ * one service time, a dequeue later than the service time loses all but
+ * @catchup_ns of it (catchup 0: one service time of grace, then nothing).
+ * A packet that arrived to an idle link, or to one never paced
+ * (@busy_until 0), starts at @now.
  */
 static inline u64 decbit_service_start(u64 now, u64 busy_until, u64 len_ns,
 				       bool waited, u64 catchup_ns)
 {
-	u64 depth = catchup_ns > len_ns ? catchup_ns : len_ns;
 	u64 late = now - busy_until;
 
 	if (late < len_ns)
 		return busy_until;
 	if (!waited || !busy_until)
 		return now;
-	if (late < depth)
+	if (late < catchup_ns)
 		return busy_until;
-	return now - depth;
+	return now - catchup_ns;
 }
 
 /*

@@ -275,9 +275,9 @@ static void test_service_start(void **state)
 	assert_int_equal(decbit_service_start(bu + cu, bu, len, true, cu), bu);
 	assert_int_equal(decbit_service_start(bu + 10000000, bu, len, true, cu),
 			 bu + 10000000 - cu);
-	/* with no allowance it keeps one service time */
+	/* with no allowance it starts at its dequeue (the one service time aside) */
 	assert_int_equal(decbit_service_start(bu + 3000000, bu, len, true, 0),
-			 bu + 3000000 - len);
+			 bu + 3000000);
 	/* one that arrived to an idle link does not catch up */
 	assert_int_equal(decbit_service_start(bu + 3000000, bu, len, false, cu),
 			 bu + 3000000);
@@ -299,9 +299,9 @@ static void test_service_lost(void **state)
 	/* 10 ms late with 4 ms of allowance: 6 ms lost */
 	start = decbit_service_start(bu + 10000000, bu, len, true, cu);
 	assert_int_equal(decbit_service_lost(start, bu, true), 6000000);
-	/* no allowance: all of the lateness but one service time */
+	/* no allowance: all of the lateness */
 	start = decbit_service_start(bu + 10000000, bu, len, true, 0);
-	assert_int_equal(decbit_service_lost(start, bu, true), 10000000 - len);
+	assert_int_equal(decbit_service_lost(start, bu, true), 10000000);
 	/* an idle link loses nothing, however long it idled */
 	start = decbit_service_start(bu + 10000000, bu, len, false, cu);
 	assert_int_equal(decbit_service_lost(start, bu, false), 0);
@@ -311,13 +311,13 @@ static void test_service_lost(void **state)
 	 */
 	start = decbit_service_start(5000000000ULL, 0, len, true, cu);
 	assert_int_equal(decbit_service_lost(start, 0, true), 0);
-	/* an allowance below one service time: the grace is the service
-	 * time, and the loss grows from 0 with the lateness (no jump)
+	/* an allowance below one service time: a dequeue later than the
+	 * service time keeps only the allowance
 	 */
-	start = decbit_service_start(bu + len, bu, len, true, 0);
+	start = decbit_service_start(bu + len - 1, bu, len, true, 0);
 	assert_int_equal(decbit_service_lost(start, bu, true), 0);
-	start = decbit_service_start(bu + len + 1000, bu, len, true, 0);
-	assert_int_equal(decbit_service_lost(start, bu, true), 1000);
+	start = decbit_service_start(bu + len + 1000, bu, len, true, 1000);
+	assert_int_equal(decbit_service_lost(start, bu, true), len);
 	/* a backlogged link served late n times loses n x (late - allowance) */
 	now = bu;
 	for (i = 0; i < 100; i++) {

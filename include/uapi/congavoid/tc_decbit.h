@@ -33,11 +33,12 @@ enum {
 #define DECBIT_RATE_MAX		(1ULL << 40)	/* bytes/s: 8.8 Tbit/s */
 /*
  * With a rate: a packet that was waiting when the link freed up keeps up
- * to this much (at least one service time) of the time a late dequeue cost
- * it, a token bucket of that depth: its service starts when the link freed
- * up if the dequeue was late by less, else that long before the dequeue,
- * and only the excess is link time lost (lost_ns).  A packet that arrived
- * to an idle link starts at its dequeue (with one service time of grace).
+ * to this much of the time a late dequeue cost it (a token bucket of this
+ * depth): its service starts when the link freed up if the dequeue was
+ * late by less, else this long before the dequeue, and only the excess is
+ * link time lost (lost_ns).  A dequeue late by less than one service time
+ * always starts when the link freed up; a packet that arrived to an idle
+ * link starts at its dequeue.
  */
 #define DECBIT_CATCHUP_MAX	100000000U	/* ns: 100 ms */
 
