@@ -107,18 +107,18 @@ marking() {
 # service times at 10 Mbit/s): a packet that was already waiting when the
 # link freed up keeps up to catchup of the time, so an overloaded link
 # keeps its rate (catchup 100ms: more than any timer here is late), and
-# catchup never takes it above the rate.  catchup 0 (one service time of
-# grace only) loses the lateness beyond it, and the qdisc counts that
-# (lost_ns): what the link sent and what it lost add up to the time it
-# had work (0.98-1.02 of it: 0.997-1.002 in 20 runs, where the link sent
-# 0.908-0.979 and lost 0.020-0.091; a counter that counted nothing read
-# 0.954 on a quiet host against a bound of 0.95), and with catchup 100ms
-# it lost nothing (at most 0.01).  10 Mbit/s under 60 offered: the one-vCPU guest's UDP
-# sender once offered only about 26 Mbit/s, and at 40 Mbit/s the queue
-# then never built (make check, 6.1, 2026-11-27); on a host where the
-# guests ran about 1.5 times slower (2026-12-07) it did not keep 20 Mbit/s
-# backlogged for 1 s in three runs of four (0.25-0.88 s, mean queue 13-38
-# packets).
+# catchup never takes it above the rate. catchup 0 (one service time of
+# grace only) loses a dequeue's whole lateness beyond that grace, and the
+# qdisc counts it (lost_ns): what the link sent and what it lost add up to
+# the time it had work (0.98-1.02 of it: 0.997-1.002 in 20 runs, where the
+# link sent 0.908-0.979 and lost 0.020-0.091; a counter that counted
+# nothing read 0.954 on a quiet host against a bound of 0.95), and with
+# catchup 100ms it lost nothing (at most 0.01). 10 Mbit/s under 60
+# offered: the one-vCPU guest's UDP sender once offered only about 26
+# Mbit/s, and at 40 Mbit/s the queue then never built (make check, 6.1,
+# 2026-11-27); on a host where the guests ran about 1.5 times slower
+# (2026-12-07) it did not keep 20 Mbit/s backlogged for 1 s in three runs
+# of four (0.25-0.88 s, mean queue 13-38 packets).
 rate_catchup() {
 	local c u q n ub ms rc lost lms sum sz u0=nan u100=nan ms100=0
 	for c in 0 100ms; do
