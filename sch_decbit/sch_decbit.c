@@ -394,8 +394,8 @@ static struct sk_buff *decbit_dequeue(struct Qdisc *sch)
 	decbit_avg_service(&q->avg, now, decbit_backlog(sch), until);
 	skb = qdisc_dequeue_head(sch);
 	decbit_release(q, skb);
-	/* the next head, if any, is already waiting (for a paced link) */
-	q->head_waited = q->rate && q->segs > 0;
+	/* the next head, if any, is already waiting */
+	q->head_waited = q->segs > 0;
 	return skb;
 }
 
@@ -605,10 +605,9 @@ static int decbit_change(struct Qdisc *sch, struct nlattr *opt,
 
 		psched_ratecfg_precompute(&q->rcfg, &rs, rate);
 		WRITE_ONCE(q->rate, rate);
-		if (!rate) {
+		/* never paced: loses nothing (decbit_service_lost()) */
+		if (!rate)
 			q->avg.busy_until = 0;
-			q->head_waited = false;
-		}
 	}
 	if (tb[TCA_DECBIT_INPUT]) {
 		const u32 *idx = nla_data(tb[TCA_DECBIT_INPUT]);

@@ -465,7 +465,7 @@ cross_traffic() {
 	# join (the sampler starts with the main flow; the cross flow runs 2-5 s)
 	qboth=$(awk '!/^#/ { if (!t0) t0 = $1; t = $1 - t0 } !/^#/ && t >= 3000 && t <= 5000 { s += $3; n++ } END { printf "%d", n ? s / n : -1 }' "$TMP_DIR/samples")
 	log "cross traffic: main flow $(udp_bps 5201) bit/s over 6 s, cross $(udp_bps 5202) bit/s over 3 s; r2 queue max $qmax ($(awk '!/^#/ { if (!t0) t0 = $1; k = ($1 - t0 < 2000) ? 1 : 2; if ($3 > m[k]) m[k] = $3 }
-		END { printf "%d alone, %d after the join", m[1], m[2] }' "$TMP_DIR/samples")), mean with both $qboth; lost $(udp_lost 5201)/$(udp_lost 5202); drops by node $(for ns in "$H0" "$X" "$R1" "$R2" "$R3"; do printf '%s ' "$(hstat "$ns" drops)"; done)"
+		END { printf "%d alone, %d after the join", m[1], m[2] }' "$TMP_DIR/samples")), mean with both $qboth; lost $(udp_lost 5201)/$(udp_lost 5202); drops by node $(drops_each)"
 	# Two flows, each steered to the setpoint: the sum aims at 2 x SP.
 	# The join's transient is bounded by the buffers (no drop: each flow
 	# stays within its 100-packet flow_limit, though TCG delays reports);
