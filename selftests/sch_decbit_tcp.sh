@@ -29,9 +29,10 @@ ALL_TESTS="decbit_source dctcp_source"
 require_cmd tc iperf3 jq ethtool
 require_module sch_decbit tcp_decbit tcp_dctcp sch_netem
 
-# long enough for the measurement (5 s of warm-up, then 12 s) to end
-# before the flows do, with room for their starts to differ
-secs=23
+# the measurement (5 s of warm-up, then 12 s, from the moment traffic
+# first crosses the link) ends 3 s before the first flow does (the second
+# starts later and ends later; 23 s gave 6 s of this for nothing)
+secs=20
 # run_pair CC PORT THRESHOLD: two CC flows (to PORT and PORT + 1) through
 # "decbit rate 10mbit threshold THRESHOLD"; sets util, qmean, samples,
 # covered (the window lay inside the sampling), drops, marked, rtx, and
