@@ -271,8 +271,8 @@ veth_pair() {
 	ip link add name "$da" netns "$na" type veth peer name "$db" netns "$nb" || return 1
 	ip netns exec "$na" ethtool -K "$da" tso off gso off gro off >/dev/null 2>&1
 	ip netns exec "$nb" ethtool -K "$db" tso off gso off gro off >/dev/null 2>&1
-	# each end's address and "up" in one ip process (-force: a line that
-	# fails does not stop the next, as with one process each)
+	# each end's address and "up" in one ip process (-force: a command the
+	# kernel refuses does not stop the next, as with one process each)
 	{ [ -z "$aa" ] || echo "addr add $aa/24 dev $da"; echo "link set dev $da up"; } |
 		ip -force -n "$na" -batch -
 	{ [ -z "$ab" ] || echo "addr add $ab/24 dev $db"; echo "link set dev $db up"; } |

@@ -167,8 +167,9 @@ def with_packet_queue(res, pq):
     for k in ("queue_mean", "qdelay_p50_ms", "qdelay_p99_ms"):
         res[k + "_sampled"] = res.get(k)
         res[k] = pq[k]
-    for k in ("qdelay_max_ms", "qdelay_packets", "queue_unseen"):
-        res[k] = pq[k]
+    for k in ("qdelay_max_ms", "qdelay_packets", "queue_unseen",
+              "queue_nonempty_frac"):
+        res[k] = pq.get(k)
     res["queue_from"] = "packets"
     return res
 

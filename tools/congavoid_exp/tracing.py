@@ -126,7 +126,9 @@ def packet_queue(text, dev, t_from, t_to):
     qdisc or elsewhere).  Returns {"queue_mean": packets waiting, time
     average over [T_FROM, T_TO), "qdelay_p50_ms", "qdelay_p99_ms",
     "qdelay_max_ms": the waits of the packets that arrived and left in
-    that window, "qdelay_packets": how many, "queue_unseen": packets
+    that window, "qdelay_packets": how many, "queue_nonempty_frac": the
+    part of the window in which the qdisc held a packet (its link had
+    work, whatever rate the guest served it at), "queue_unseen": packets
     still counted at T_TO after more than STALE_S, which must have left
     by a path the trace does not see (then the queue is overstated)};
     None when no packet of DEV was traced.  Times are the trace's
@@ -146,12 +148,13 @@ def packet_queue(text, dev, t_from, t_to):
     # stable: at equal times, in the trace's order
     events.sort(key=lambda e: e[0])
     queued, waits = {}, []
-    area, last = 0.0, t_from
+    area, busy, last = 0.0, 0.0, t_from
     for t, kind, addr in events:
         if t >= t_to:
             break
         if t > last:
             area += len(queued) * (t - last)
+            busy += (t - last) if queued else 0.0
             last = t
         if kind == 1:
             # the address back without a departure seen: the last packet
@@ -163,8 +166,10 @@ def packet_queue(text, dev, t_from, t_to):
                 waits.append((t - t_in) * 1000)
     if t_to > last:
         area += len(queued) * (t_to - last)
+        busy += (t_to - last) if queued else 0.0
     span = t_to - t_from
     return {"queue_mean": area / span if span > 0 else None,
+            "queue_nonempty_frac": busy / span if span > 0 else None,
             "qdelay_p50_ms": M.percentile(waits, 50),
             "qdelay_p99_ms": M.percentile(waits, 99),
             "qdelay_max_ms": max(waits) if waits else None,

@@ -54,6 +54,8 @@ class PacketQueue(unittest.TestCase):
         self.assertAlmostEqual(q["qdelay_max_ms"], 2000.0)
         # 2 packets 11-11.5, 1 until 13.5, 0 until 14, 1 until 15
         self.assertAlmostEqual(q["queue_mean"], (1.0 + 2.0 + 1.0) / 4)
+        # a packet held all but 13.5-14
+        self.assertAlmostEqual(q["queue_nonempty_frac"], 3.5 / 4)
         self.assertEqual(q["queue_unseen"], 0)
 
     def test_a_packet_never_seen_leaving_is_flagged(self):
@@ -64,6 +66,7 @@ class PacketQueue(unittest.TestCase):
     def test_window_cuts_the_area(self):
         q = T.packet_queue(QTEXT, "up0", 10.0, 11.0)
         self.assertAlmostEqual(q["queue_mean"], 1.0)
+        self.assertAlmostEqual(q["queue_nonempty_frac"], 1.0)
         self.assertEqual(q["qdelay_packets"], 0)
 
     def test_nothing_of_the_device(self):
