@@ -35,10 +35,12 @@ require_module sch_decbit tcp_decbit tcp_dctcp sch_netem
 secs=20
 # run_pair CC PORT THRESHOLD: two CC flows (to PORT and PORT + 1) through
 # "decbit rate 10mbit threshold THRESHOLD"; sets util, qmean, samples,
-# covered (the window lay inside the sampling), drops, marked, rtx, and
+# covered (the window lay inside the sampling), win_from (where it
+# began, ms of the sampler), first_end (the sampler's
+# time, ms, when the first flow to end had ended), drops, marked, rtx, and
 # flows: "<status> <bytes sent>" of each flow
 run_pair() {
-	local cc=$1 port=$2 c1 c2 rc1 rc2 sp from lost lms
+	local cc=$1 port=$2 c1 c2 rc1 rc2 sp from lost lms ended rc
 	shift 2
 	ip netns exec "$R1" tc qdisc del dev rb0 root 2>/dev/null
 	ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit threshold "$1"
@@ -51,13 +53,24 @@ run_pair() {
 	c1=$!
 	ip netns exec "$S2" iperf3 -c 10.9.0.2 -p $((port + 1)) -C "$cc" -t $secs -J >"$TMP_DIR/f2.json" 2>&1 &
 	c2=$!
-	wait $c1
-	rc1=$?
-	wait $c2
-	rc2=$?
+	# the first flow to end, then the sampler's clock: the window must
+	# have closed by then (flows_ran)
+	wait -n -p ended "$c1" "$c2"
+	rc=$?
+	first_end=$(awk '!/^#/ { t = $1 } END { print t }' "$TMP_DIR/tq")
+	if [ "$ended" = "$c1" ]; then
+		rc1=$rc
+		wait "$c2"
+		rc2=$?
+	else
+		rc2=$rc
+		wait "$c1"
+		rc1=$?
+	fi
 	kill "$sp" 2>/dev/null
 	wait "$sp" 2>/dev/null
 	read -r util qmean samples from covered <<<"$(flow_window "$TMP_DIR/tq" 5000 12000 10e6)"
+	win_from=$from	# (for flows_ran: from is local here)
 	# the link time late dequeues cost the window (logged)
 	read -r lost lms <<<"$(qdisc_lost "${from/-/0}" $((${from/-/0} + 12000)) <"$TMP_DIR/tq")"
 	drops=$(qdisc_stat "$R1" rb0 drops)
@@ -67,18 +80,19 @@ run_pair() {
 		"$TMP_DIR/f1.json" "$TMP_DIR/f2.json" 2>/dev/null) || rtx=null
 	flows="$rc1 $(jq -r '.end.sum_sent.bytes // "null"' "$TMP_DIR/f1.json" 2>/dev/null || echo null)"
 	flows+=" $rc2 $(jq -r '.end.sum_sent.bytes // "null"' "$TMP_DIR/f2.json" 2>/dev/null || echo null)"
-	log "$cc threshold $1: link utilisation $util, mean queue $qmean pkts ($samples samples from $from ms of the sampler, covered: $covered), link time lost to late dequeues $lost ($lms ms), drops $drops, marked $marked, retransmits $rtx"
+	log "$cc threshold $1: link utilisation $util, mean queue $qmean pkts ($samples samples from $from ms of the sampler, covered: $covered; the first flow ended at ${first_end:-?} ms), link time lost to late dequeues $lost ($lms ms), drops $drops, marked $marked, retransmits $rtx"
 	[ "$rc1$rc2" = 00 ] || log "iperf3 exited $rc1 and $rc2: $(jq -r '.error // empty' "$TMP_DIR/f1.json" "$TMP_DIR/f2.json" 2>&1 | xargs)"
 	rm -f "$TMP_DIR/tq"
 	ip netns exec "$R1" tc qdisc del dev rb0 root
 }
 # flows_ran: both flows exited 0 having sent bytes, and the link was
-# measured over the whole window (what every check on the pair's figures needs)
+# measured over the whole window, which closed while both flows still ran
+# (what every check on the pair's figures needs)
 flows_ran() {
 	local rc1 b1 rc2 b2
 	read -r rc1 b1 rc2 b2 <<<"$flows"
 	[ "$rc1" = 0 ] && [ "$rc2" = 0 ] && fcmp "$b1" '>' 0 && fcmp "$b2" '>' 0 && fcmp "$samples" '>' 0 &&
-		[ "$covered" = 1 ]
+		[ "$covered" = 1 ] && [[ $win_from =~ ^[0-9]+$ ]] && fcmp "$first_end" '>=' $((win_from + 12000))
 }
 
 # tcp_decbit: no drops and no retransmissions (the target; 0 in each of

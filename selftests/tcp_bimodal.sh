@@ -54,6 +54,8 @@ run_arm() {
 }
 summary() { jq -r ".arms[0].summary.$2 // \"null\"" "$out/$1/results.json" 2>/dev/null; }
 flows() { jq -r ".arms[0].runs[0].flows[] | select(.cc == \"$2\") | .throughput_bps" "$out/$1/results.json" 2>/dev/null; }
+# run_field ID KEY: a figure of the arm's run ("null" if it has none)
+run_field() { jq -r ".arms[0].runs[0].$2 // \"null\"" "$out/$1/results.json" 2>/dev/null || echo null; }
 # trace_field RUN KEY: a field of bimodal_trace.py's summary line
 trace_field() { sed -n "s/.*\<$2=\([^ ]*\).*/\1/p" "$out/$1.sum"; }
 # link_field RUN KEY: a field of bimodal_trace.py link's line (what the
@@ -152,6 +154,9 @@ droptail_q4() {
 	local bim=check-bimodal-bimodal+pfifo ren=check-bimodal-reno+pfifo gb gr busy
 	droptail 4 check-bimodal bimodal+pfifo q4
 	busy=$(link_field "$bim" busy)
+	# (logged, for a bound to come: the part of the window in which the
+	# packet trace saw the bottleneck's qdisc hold a packet)
+	log "q4: the bottleneck held a packet $(run_field "$bim" queue_nonempty_frac) of the window (busy at mu: ${busy:-null})"
 	perf_check "q4_link_busy (${busy:-null} >= $Q4_BUSY_MIN of its served rate; $(summary "$bim" utilization) of the configured)" \
 		fcmp "${busy:-null}" '>=' "$Q4_BUSY_MIN"
 	check "q4_reno_ran" run_arm check-bimodal reno+pfifo
@@ -159,6 +164,7 @@ droptail_q4() {
 	check "q4_reno_link_sampled" grep -q '^goodput=[1-9]' "$out/$ren.link"
 	gb=$(link_field "$bim" gserved)
 	gr=$(link_field "$ren" gserved)
+	log "q4 against reno: reno's bottleneck held a packet $(run_field "$ren" queue_nonempty_frac) of the window"
 	log "q4 against reno: goodput at the served rate bimodal ${gb:-?} reno ${gr:-?}, ratio $(awk -v a="${gb:-0}" -v b="${gr:-0}" 'BEGIN { if (b > 0) printf "%.3f", a / b }'); goodput bimodal $(link_field "$bim" goodput) reno $(link_field "$ren" goodput) bit/s; util bimodal $(summary "$bim" utilization) reno $(summary "$ren" utilization); reno's bottleneck $(cat "$out/$ren.link")"
 	perf_check "q4_goodput_ge_${Q4_RATIO_MIN}x_reno (at the rates served)" awk -v a="${gb:-x}" -v b="${gr:-x}" -v m="$Q4_RATIO_MIN" \
 		'BEGIN { exit !(a + 0 > 0 && b + 0 > 0 && a / b >= m) }'
