@@ -16,6 +16,10 @@ qdisc_sampler() {
 	busywait 15000 grep -q '^# ready' "$4"
 }
 
+# sampler_now FILE: the sampler's clock (ms) at the last sample in FILE
+# (empty if it has none yet)
+sampler_now() { awk '!/^#/ { t = $1 } END { print t }' "$1"; }
+
 # qdisc_rate RATE [FROM_MS TO_MS [backlogged]] < SAMPLES: the same figures
 # from qdisc_sample.py's lines, those from FROM_MS to TO_MS only if given.
 # With "backlogged", two more: the bytes sent per second over RATE in the

@@ -40,7 +40,7 @@ secs=20
 # time, ms, when the first flow to end had ended), drops, marked, rtx, and
 # flows: "<status> <bytes sent>" of each flow
 run_pair() {
-	local cc=$1 port=$2 c1 c2 rc1 rc2 sp from lost lms ended rc
+	local cc=$1 port=$2 c1 c2 rc1 rc2 sp lost lms ended rc
 	shift 2
 	ip netns exec "$R1" tc qdisc del dev rb0 root 2>/dev/null
 	ip netns exec "$R1" tc qdisc add dev rb0 root decbit rate 10mbit threshold "$1"
@@ -57,7 +57,7 @@ run_pair() {
 	# have closed by then (flows_ran)
 	wait -n -p ended "$c1" "$c2"
 	rc=$?
-	first_end=$(awk '!/^#/ { t = $1 } END { print t }' "$TMP_DIR/tq")
+	first_end=$(sampler_now "$TMP_DIR/tq")
 	if [ "$ended" = "$c1" ]; then
 		rc1=$rc
 		wait "$c2"
@@ -69,10 +69,9 @@ run_pair() {
 	fi
 	kill "$sp" 2>/dev/null
 	wait "$sp" 2>/dev/null
-	read -r util qmean samples from covered <<<"$(flow_window "$TMP_DIR/tq" 5000 12000 10e6)"
-	win_from=$from	# (for flows_ran: from is local here)
+	read -r util qmean samples win_from covered <<<"$(flow_window "$TMP_DIR/tq" 5000 12000 10e6)"
 	# the link time late dequeues cost the window (logged)
-	read -r lost lms <<<"$(qdisc_lost "${from/-/0}" $((${from/-/0} + 12000)) <"$TMP_DIR/tq")"
+	read -r lost lms <<<"$(qdisc_lost "${win_from/-/0}" $((${win_from/-/0} + 12000)) <"$TMP_DIR/tq")"
 	drops=$(qdisc_stat "$R1" rb0 drops)
 	marked=$(qdisc_stat "$R1" rb0 marked)
 	# (a figure iperf3 did not report is "null", never 0)
@@ -80,7 +79,7 @@ run_pair() {
 		"$TMP_DIR/f1.json" "$TMP_DIR/f2.json" 2>/dev/null) || rtx=null
 	flows="$rc1 $(jq -r '.end.sum_sent.bytes // "null"' "$TMP_DIR/f1.json" 2>/dev/null || echo null)"
 	flows+=" $rc2 $(jq -r '.end.sum_sent.bytes // "null"' "$TMP_DIR/f2.json" 2>/dev/null || echo null)"
-	log "$cc threshold $1: link utilisation $util, mean queue $qmean pkts ($samples samples from $from ms of the sampler, covered: $covered; the first flow ended at ${first_end:-?} ms), link time lost to late dequeues $lost ($lms ms), drops $drops, marked $marked, retransmits $rtx"
+	log "$cc threshold $1: link utilisation $util, mean queue $qmean pkts ($samples samples from $win_from ms of the sampler, covered: $covered; the first flow ended at ${first_end:-?} ms), link time lost to late dequeues $lost ($lms ms), drops $drops, marked $marked, retransmits $rtx"
 	[ "$rc1$rc2" = 00 ] || log "iperf3 exited $rc1 and $rc2: $(jq -r '.error // empty' "$TMP_DIR/f1.json" "$TMP_DIR/f2.json" 2>&1 | xargs)"
 	rm -f "$TMP_DIR/tq"
 	ip netns exec "$R1" tc qdisc del dev rb0 root

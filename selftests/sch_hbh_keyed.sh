@@ -143,7 +143,7 @@ keyed_netlink() {
 # for each window opened a second late, after the unkeyed forgery's bite.
 #
 # fs_now: the forger's sampler's time (ms) at its last sample
-fs_now() { awk '!/^#/ { t = $1 } END { print t }' "$TMP_DIR/fs"; }
+fs_now() { sampler_now "$TMP_DIR/fs"; }
 # fs_bps FROM MS: a's qdisc's bit/s from FROM to FROM + MS of the
 # sampler's time, once it has sampled that far (empty if it did not);
 # it sleeps MS first (polling the file all along cost a guest's flow a
