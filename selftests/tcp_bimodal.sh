@@ -135,12 +135,17 @@ droptail() {
 # backlogged, by an amount that moves with the host between two arms a
 # minute apart (0.80 and 0.91 of it in one run of 2026-12-07): the raw
 # goodputs' ratio measured that (0.937 and 0.972 there, where the served
-# ratio read 1.047 and 1.032).  For the same reason utilisation is how
-# busy the flows kept the link at its served rate (busy: packets sent
-# over mu); the configured rate's figures are logged.  The issue's
-# target, goodput 5 % above Reno's with epsilon = 1/8, is a benchmark
-# figure; the floors are set just below the runs of 2026-12-07
-# (docs/testing.md, where the raw ratio's earlier distributions are).
+# ratio read 1.047 and 1.032).  For the same reason utilisation is the
+# part of the window in which the bottleneck's qdisc held a packet, from
+# the packet trace (its link had work, whatever rate the guest served it
+# at; a guest that stalls stalls the senders and the link together).  It
+# replaced busy at the served rate (packets sent over mu, logged), which
+# a host slower by half moved to 0.961 and 0.969 in CI's 6.1 guest.
+# Bimodal's arm measured 0.949-0.982, Reno's 0.788-0.827 (build/flk-h,
+# docs/testing.md).  The issue's target, goodput 5 % above Reno's with
+# epsilon = 1/8, is a benchmark figure; the floors are set just below the
+# runs (docs/testing.md, where the raw ratio's earlier distributions
+# are).
 # The served rate does not cancel a host that slows down a lot: in one
 # run of both guests at once Reno's arm saw its shaper serve 0.55 and
 # 0.60 of its rate (a path of half the packets, where the same buffer
@@ -148,17 +153,15 @@ droptail() {
 # A bimodal that cuts by beta at its fair share does about as well here
 # (its "left" events still cut by epsilon): the at_fair checks above
 # kill it.
-Q4_BUSY_MIN=0.97
+Q4_QUEUED_MIN=0.94
 Q4_RATIO_MIN=1.00
 droptail_q4() {
-	local bim=check-bimodal-bimodal+pfifo ren=check-bimodal-reno+pfifo gb gr busy
+	local bim=check-bimodal-bimodal+pfifo ren=check-bimodal-reno+pfifo gb gr busy queued
 	droptail 4 check-bimodal bimodal+pfifo q4
 	busy=$(link_field "$bim" busy)
-	# (logged, for a bound to come: the part of the window in which the
-	# packet trace saw the bottleneck's qdisc hold a packet)
-	log "q4: the bottleneck held a packet $(run_field "$bim" queue_nonempty_frac) of the window (busy at mu: ${busy:-null})"
-	perf_check "q4_link_busy (${busy:-null} >= $Q4_BUSY_MIN of its served rate; $(summary "$bim" utilization) of the configured)" \
-		fcmp "${busy:-null}" '>=' "$Q4_BUSY_MIN"
+	queued=$(run_field "$bim" queue_nonempty_frac)
+	perf_check "q4_link_busy (a packet queued at the bottleneck ${queued:-null} of the window >= $Q4_QUEUED_MIN; busy at its served rate ${busy:-null}, utilisation of the configured $(summary "$bim" utilization))" \
+		fcmp "${queued:-null}" '>=' "$Q4_QUEUED_MIN"
 	check "q4_reno_ran" run_arm check-bimodal reno+pfifo
 	"$SELFTESTS_DIR/bimodal_trace.py" link "$out/$ren" 4 >"$out/$ren.link" 2>&1
 	check "q4_reno_link_sampled" grep -q '^goodput=[1-9]' "$out/$ren.link"
