@@ -141,8 +141,8 @@ droptail() {
 # at; a guest that stalls stalls the senders and the link together).  It
 # replaced busy at the served rate (packets sent over mu, logged), which
 # a host slower by half moved to 0.961 and 0.969 in CI's 6.1 guest.
-# Bimodal's arm measured 0.949-0.982, Reno's 0.788-0.827 (build/flk-h,
-# docs/testing.md).  The target, goodput 5 % above Reno's with
+# Bimodal's arm measured 0.943-0.982 in 22 runs on the two kernels,
+# Reno's 0.783-0.841 (docs/testing.md).  The target, goodput 5 % above Reno's with
 # epsilon = 1/8, is a benchmark figure; the floors are set just below the
 # runs (docs/testing.md, where the raw ratio's earlier distributions
 # are).
