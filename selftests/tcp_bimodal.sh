@@ -142,10 +142,10 @@ droptail() {
 # replaced busy at the served rate (packets sent over mu, logged), which
 # a host slower by half moved to 0.961 and 0.969 in CI's 6.1 guest.
 # Bimodal's arm measured 0.943-0.982 in 22 runs on the two kernels,
-# Reno's 0.783-0.841 (docs/testing.md).  The target, goodput 5 % above Reno's with
-# epsilon = 1/8, is a benchmark figure; the floors are set just below the
-# runs (docs/testing.md, where the raw ratio's earlier distributions
-# are).
+# Reno's 0.783-0.841 (docs/testing.md).  The target, goodput 5 %
+# above Reno's with epsilon = 1/8, is a benchmark figure; the floors are
+# set just below the runs (docs/testing.md, where the raw ratio's earlier
+# distributions are).
 # The served rate does not cancel a host that slows down a lot: in one
 # run of both guests at once Reno's arm saw its shaper serve 0.55 and
 # 0.60 of its rate (a path of half the packets, where the same buffer
